@@ -1,0 +1,94 @@
+// Causal attention of this step's queries over the layer's KV cache, GQA aware.
+// One workgroup per (head, query row): keys are scored 256 at a time and folded
+// into a running (max, sum, acc) online softmax, so any context length works
+// with fixed shared memory. head_dim <= 256. Query row r sits at pos0 + r and
+// sees keys 0..=pos0 + r.
+
+struct Params {
+    n_heads: u32, n_kv_heads: u32, head_dim: u32, max_seq: u32,
+    scale: f32, pad0: u32, pad1: u32, pad2: u32,
+}
+struct Step { n_tokens: u32, pos0: u32, kv_len: u32, pad0: u32 }
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<uniform> step: Step;
+@group(0) @binding(2) var<storage, read> q: array<f32>;
+@group(0) @binding(3) var<storage, read> k_cache: array<f32>;
+@group(0) @binding(4) var<storage, read> v_cache: array<f32>;
+@group(0) @binding(5) var<storage, read_write> out: array<f32>;
+
+const WG: u32 = 256u;
+const NEG: f32 = -3.4028235e38;
+var<workgroup> qs: array<f32, 256>;
+var<workgroup> probs: array<f32, 256>;
+var<workgroup> red: array<f32, 256>;
+
+fn reduce_max(t: u32, v: f32) -> f32 {
+    red[t] = v;
+    workgroupBarrier();
+    for (var s = WG / 2u; s > 0u; s >>= 1u) {
+        if (t < s) { red[t] = max(red[t], red[t + s]); }
+        workgroupBarrier();
+    }
+    let r = red[0];
+    workgroupBarrier();
+    return r;
+}
+
+fn reduce_sum(t: u32, v: f32) -> f32 {
+    red[t] = v;
+    workgroupBarrier();
+    for (var s = WG / 2u; s > 0u; s >>= 1u) {
+        if (t < s) { red[t] += red[t + s]; }
+        workgroupBarrier();
+    }
+    let r = red[0];
+    workgroupBarrier();
+    return r;
+}
+
+// grid: (n_heads, n_tokens)
+@compute @workgroup_size(256)
+fn attention(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    let h = wg.x;
+    let row = wg.y;
+    if (row >= step.n_tokens) { return; }
+    let t = lid.x;
+    let hd = p.head_dim;
+    let kvh = h / (p.n_heads / p.n_kv_heads);
+    let q_base = (row * p.n_heads + h) * hd;
+    if (t < hd) { qs[t] = q[q_base + t]; }
+    workgroupBarrier();
+    let len = min(step.pos0 + row + 1u, p.max_seq);
+    let cache_base = kvh * p.max_seq * hd;
+    var m = NEG;
+    var l = 0.0;
+    var acc = 0.0;
+    for (var j0 = 0u; j0 < len; j0 += WG) {
+        let j = j0 + t;
+        var s = NEG;
+        if (j < len) {
+            let kb = cache_base + j * hd;
+            var d = 0.0;
+            for (var i = 0u; i < hd; i++) { d += qs[i] * k_cache[kb + i]; }
+            s = d * p.scale;
+        }
+        let m_new = max(m, reduce_max(t, s));
+        var pr = 0.0;
+        if (j < len) { pr = exp(s - m_new); }
+        probs[t] = pr;
+        let alpha = exp(m - m_new);
+        l = l * alpha + reduce_sum(t, pr);
+        if (t < hd) {
+            var a = acc * alpha;
+            let cnt = min(WG, len - j0);
+            for (var jj = 0u; jj < cnt; jj++) {
+                a += probs[jj] * v_cache[cache_base + (j0 + jj) * hd + t];
+            }
+            acc = a;
+        }
+        m = m_new;
+        workgroupBarrier();
+    }
+    if (t < hd) { out[q_base + t] = acc / l; }
+}

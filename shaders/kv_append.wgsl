@@ -1,0 +1,27 @@
+// Appends this step's K and V rows to the layer's cache at positions pos0 + row.
+// Cache layout [kv_head][max_seq][head_dim]: attention walks one head's keys
+// contiguously.
+
+struct Params { kv_width: u32, head_dim: u32, max_seq: u32, pad0: u32 }
+struct Step { n_tokens: u32, pos0: u32, kv_len: u32, pad0: u32 }
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<uniform> step: Step;
+@group(0) @binding(2) var<storage, read> k: array<f32>;
+@group(0) @binding(3) var<storage, read> v: array<f32>;
+@group(0) @binding(4) var<storage, read_write> k_cache: array<f32>;
+@group(0) @binding(5) var<storage, read_write> v_cache: array<f32>;
+
+// grid: (ceil(kv_width / 256), n_tokens)
+@compute @workgroup_size(256)
+fn kv_append(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    let row = wg.y;
+    let col = wg.x * 256u + lid.x;
+    let pos = step.pos0 + row;
+    if (row >= step.n_tokens || col >= p.kv_width || pos >= p.max_seq) { return; }
+    let h = col / p.head_dim;
+    let d = col % p.head_dim;
+    let dst = (h * p.max_seq + pos) * p.head_dim + d;
+    k_cache[dst] = k[row * p.kv_width + col];
+    v_cache[dst] = v[row * p.kv_width + col];
+}

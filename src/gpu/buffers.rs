@@ -1,0 +1,114 @@
+//! Buffer creation and readback helpers.
+
+use wgpu::util::DeviceExt;
+
+use super::{Gpu, GpuError};
+
+/// Usage of every storage buffer: bindable, and copyable both ways so tests and
+/// the executor can poison, upload and read back any of them.
+pub const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
+    .union(wgpu::BufferUsages::COPY_SRC)
+    .union(wgpu::BufferUsages::COPY_DST);
+
+impl Gpu {
+    /// A storage buffer holding `data` (at least 4 bytes: empty bindings are illegal).
+    pub fn storage_from<T: bytemuck::Pod>(&self, label: &str, data: &[T]) -> wgpu::Buffer {
+        let bytes: &[u8] = bytemuck::cast_slice(data);
+        if bytes.is_empty() {
+            return self.storage(label, 4);
+        }
+        self.device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents: bytes,
+                usage: STORAGE,
+            })
+    }
+
+    /// An uninitialised storage buffer of `bytes` (rounded up to 4).
+    pub fn storage(&self, label: &str, bytes: u64) -> wgpu::Buffer {
+        self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: bytes.max(4).next_multiple_of(4),
+            usage: STORAGE,
+            mapped_at_creation: false,
+        })
+    }
+
+    /// A uniform buffer holding one params struct.
+    pub fn uniform_from<T: bytemuck::Pod>(&self, label: &str, value: &T) -> wgpu::Buffer {
+        self.uniform_bytes(label, bytemuck::bytes_of(value))
+    }
+
+    /// A uniform buffer holding `bytes` (e.g. an arena of params structs).
+    pub fn uniform_bytes(&self, label: &str, bytes: &[u8]) -> wgpu::Buffer {
+        self.device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents: bytes,
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            })
+    }
+
+    /// Checks that a binding of `bytes` fits the device's storage-binding limit.
+    pub fn check_binding(&self, what: &str, bytes: u64) -> Result<(), GpuError> {
+        let limit = self
+            .caps
+            .max_storage_binding_size
+            .min(self.caps.max_buffer_size);
+        if bytes > limit {
+            return Err(GpuError::BindingTooLarge {
+                what: what.to_string(),
+                needed: bytes,
+                limit,
+            });
+        }
+        Ok(())
+    }
+
+    /// Copies `bytes` bytes from the start of `buf` back to the host (blocking).
+    pub fn read_bytes(&self, buf: &wgpu::Buffer, bytes: u64) -> Result<Vec<u8>, GpuError> {
+        let bytes = bytes.next_multiple_of(4);
+        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("readback"),
+            size: bytes,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut enc = self.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(buf, 0, &staging, 0, bytes);
+        self.queue.submit([enc.finish()]);
+        self.map_read(&staging, bytes)
+    }
+
+    /// Maps an already-filled MAP_READ buffer and returns its first `bytes` bytes.
+    pub fn map_read(&self, staging: &wgpu::Buffer, bytes: u64) -> Result<Vec<u8>, GpuError> {
+        let slice = staging.slice(0..bytes);
+        let (tx, rx) = std::sync::mpsc::channel();
+        slice.map_async(wgpu::MapMode::Read, move |r| {
+            let _ = tx.send(r);
+        });
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| GpuError::Readback(e.to_string()))?;
+        rx.recv()
+            .map_err(|e| GpuError::Readback(e.to_string()))?
+            .map_err(|e| GpuError::Readback(e.to_string()))?;
+        let out = slice
+            .get_mapped_range()
+            .map_err(|e| GpuError::Readback(e.to_string()))?
+            .to_vec();
+        staging.unmap();
+        Ok(out)
+    }
+
+    pub fn read_f32(&self, buf: &wgpu::Buffer, len: usize) -> Result<Vec<f32>, GpuError> {
+        let b = self.read_bytes(buf, (len * 4) as u64)?;
+        Ok(bytemuck::cast_slice(&b[..len * 4]).to_vec())
+    }
+
+    pub fn read_u32(&self, buf: &wgpu::Buffer, len: usize) -> Result<Vec<u32>, GpuError> {
+        let b = self.read_bytes(buf, (len * 4) as u64)?;
+        Ok(bytemuck::cast_slice(&b[..len * 4]).to_vec())
+    }
+}

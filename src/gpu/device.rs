@@ -1,0 +1,164 @@
+//! Adapter selection and device creation. We ask for the adapter's real limits
+//! (not WebGPU defaults) and every optional feature the kernels can use, and
+//! record what was granted so kernel selection and fusion passes can respect it.
+
+use std::sync::Arc;
+
+use super::pipelines::PipelineCache;
+
+#[derive(Debug, thiserror::Error)]
+pub enum GpuError {
+    #[error(
+        "no GPU adapter found (tried {tried}). Install a Vulkan driver (on Debian/Ubuntu: \
+         `apt-get install mesa-vulkan-drivers libvulkan1` gives software Vulkan), or Metal/DX12 where present"
+    )]
+    NoAdapter { tried: String },
+    #[error("the adapter '{adapter}' refused a device: {source}")]
+    RequestDevice {
+        adapter: String,
+        #[source]
+        source: wgpu::RequestDeviceError,
+    },
+    #[error("GPU readback failed: {0}")]
+    Readback(String),
+    #[error("{what} needs {needed} bytes in one storage binding but the device allows {limit}")]
+    BindingTooLarge {
+        what: String,
+        needed: u64,
+        limit: u64,
+    },
+    #[error("GPU validation error: {0}")]
+    Validation(String),
+}
+
+/// What the caller may ask of adapter selection.
+#[derive(Debug, Clone, Default)]
+pub struct GpuOptions {
+    /// Pick the adapter whose name contains this (case-insensitive).
+    pub adapter_name: Option<String>,
+}
+
+/// What the device granted, recorded once at start-up.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct GpuCaps {
+    pub adapter_name: String,
+    pub backend: String,
+    pub device_type: String,
+    pub driver: String,
+    pub max_storage_buffers_per_stage: u32,
+    pub max_storage_binding_size: u64,
+    pub max_buffer_size: u64,
+    pub max_compute_workgroup_storage_size: u32,
+    pub max_compute_invocations_per_workgroup: u32,
+    pub max_compute_workgroups_per_dimension: u32,
+    pub subgroups: bool,
+    pub subgroup_min_size: u32,
+    pub subgroup_max_size: u32,
+    pub shader_f16: bool,
+    pub timestamp_query: bool,
+    pub timestamp_query_inside_passes: bool,
+}
+
+/// The one device every executor of a process shares.
+pub struct Gpu {
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub caps: GpuCaps,
+    pub(crate) pipelines: PipelineCache,
+}
+
+fn backend_rank(b: wgpu::Backend) -> u32 {
+    match b {
+        wgpu::Backend::Vulkan => 0,
+        wgpu::Backend::Metal => 1,
+        wgpu::Backend::Dx12 => 2,
+        _ => 9,
+    }
+}
+
+fn type_rank(t: wgpu::DeviceType) -> u32 {
+    match t {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Other => 3,
+        wgpu::DeviceType::Cpu => 4,
+    }
+}
+
+impl Gpu {
+    pub fn new(opts: &GpuOptions) -> Result<Arc<Gpu>, GpuError> {
+        pollster::block_on(Self::new_async(opts))
+    }
+
+    async fn new_async(opts: &GpuOptions) -> Result<Arc<Gpu>, GpuError> {
+        let backends = wgpu::Backends::VULKAN | wgpu::Backends::METAL | wgpu::Backends::DX12;
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+            backends,
+            ..wgpu::InstanceDescriptor::new_without_display_handle()
+        });
+        let mut adapters = instance.enumerate_adapters(backends).await;
+        if let Some(want) = &opts.adapter_name {
+            let want = want.to_lowercase();
+            adapters.retain(|a| a.get_info().name.to_lowercase().contains(&want));
+        }
+        // Vulkan first, then Metal, then DX12; within a backend a real GPU before a CPU one.
+        adapters.sort_by_key(|a| {
+            let i = a.get_info();
+            (backend_rank(i.backend), type_rank(i.device_type))
+        });
+        let Some(adapter) = adapters.into_iter().next() else {
+            return Err(GpuError::NoAdapter {
+                tried: "Vulkan, Metal, DX12".into(),
+            });
+        };
+        let info = adapter.get_info();
+        let limits = adapter.limits();
+        let wanted = wgpu::Features::SUBGROUP
+            | wgpu::Features::SHADER_F16
+            | wgpu::Features::TIMESTAMP_QUERY
+            | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES;
+        let features = adapter.features() & wanted;
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("gerbil"),
+                required_features: features,
+                required_limits: limits.clone(),
+                experimental_features: wgpu::ExperimentalFeatures::disabled(),
+                memory_hints: wgpu::MemoryHints::Performance,
+                trace: wgpu::Trace::Off,
+            })
+            .await
+            .map_err(|source| GpuError::RequestDevice {
+                adapter: info.name.clone(),
+                source,
+            })?;
+        let granted = device.limits();
+        let caps = GpuCaps {
+            adapter_name: info.name.clone(),
+            backend: format!("{:?}", info.backend),
+            device_type: format!("{:?}", info.device_type),
+            driver: format!("{} {}", info.driver, info.driver_info),
+            max_storage_buffers_per_stage: granted.max_storage_buffers_per_shader_stage,
+            max_storage_binding_size: granted.max_storage_buffer_binding_size,
+            max_buffer_size: granted.max_buffer_size,
+            max_compute_workgroup_storage_size: granted.max_compute_workgroup_storage_size,
+            max_compute_invocations_per_workgroup: granted.max_compute_invocations_per_workgroup,
+            max_compute_workgroups_per_dimension: granted.max_compute_workgroups_per_dimension,
+            subgroups: features.contains(wgpu::Features::SUBGROUP),
+            subgroup_min_size: info.subgroup_min_size,
+            subgroup_max_size: info.subgroup_max_size,
+            shader_f16: features.contains(wgpu::Features::SHADER_F16),
+            timestamp_query: features.contains(wgpu::Features::TIMESTAMP_QUERY),
+            timestamp_query_inside_passes: features
+                .contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES),
+        };
+        tracing::info!(?caps, "GPU device ready");
+        Ok(Arc::new(Gpu {
+            device,
+            queue,
+            caps,
+            pipelines: PipelineCache::default(),
+        }))
+    }
+}

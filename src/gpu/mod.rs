@@ -1,0 +1,12 @@
+//! The GPU layer: adapter and device selection, the kernel registry, the
+//! pipeline cache, typed uniform layouts and buffer helpers.
+
+pub mod buffers;
+pub mod device;
+pub mod kernels;
+pub mod params;
+pub mod pipelines;
+
+pub use device::{Gpu, GpuCaps, GpuError, GpuOptions};
+pub use kernels::KernelId;
+pub use pipelines::PipelineKey;

@@ -1,0 +1,87 @@
+//! Uniform layouts, defined once here. Each struct mirrors a `struct` in a WGSL
+//! file; `tests/shaders.rs` reflects the WGSL with naga and checks that field
+//! names, offsets and sizes agree, so a drift between Rust and WGSL fails CI.
+
+/// Declares a `#[repr(C)]` uniform struct plus its field table for the layout test.
+macro_rules! gpu_params {
+    ($(#[$m:meta])* $name:ident { $($field:ident : $ty:ty),* $(,)? }) => {
+        $(#[$m])*
+        #[repr(C)]
+        #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+        pub struct $name { $(pub $field: $ty),* }
+        impl $name {
+            pub const FIELDS: &'static [(&'static str, usize)] =
+                &[$((stringify!($field), std::mem::offset_of!($name, $field))),*];
+        }
+        const _: () = assert!(std::mem::size_of::<$name>() % 16 == 0, "uniforms are 16-byte multiples");
+    };
+}
+
+/// Flag bits shared by the matmul family.
+pub mod flags {
+    /// A bias vector is bound and added.
+    pub const BIAS: u32 = 1;
+    /// Read only the last input row (`step.n_tokens - 1`) and write output row 0.
+    pub const LAST_ROW: u32 = 2;
+}
+
+gpu_params!(
+    /// Per-step values shared by every dispatch of a step (binding 1).
+    Step { n_tokens: u32, pos0: u32, kv_len: u32, pad0: u32 }
+);
+gpu_params!(EmbedParams {
+    width: u32,
+    vocab: u32,
+    group: u32,
+    pad0: u32
+});
+gpu_params!(RmsNormParams {
+    dim: u32,
+    rows_per_token: u32,
+    eps: f32,
+    add_unit: u32
+});
+gpu_params!(MatmulParams {
+    n: u32,
+    k: u32,
+    group: u32,
+    flags: u32
+});
+gpu_params!(RopeParams {
+    n_q_heads: u32,
+    n_kv_heads: u32,
+    head_dim: u32,
+    rotary_dim: u32,
+    interleaved: u32,
+    max_pos: u32,
+    pad0: u32,
+    pad1: u32,
+});
+gpu_params!(KvAppendParams {
+    kv_width: u32,
+    head_dim: u32,
+    max_seq: u32,
+    pad0: u32
+});
+gpu_params!(AttentionParams {
+    n_heads: u32,
+    n_kv_heads: u32,
+    head_dim: u32,
+    max_seq: u32,
+    scale: f32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
+});
+gpu_params!(EltwiseParams {
+    width: u32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32
+});
+gpu_params!(ArgmaxParams {
+    n: u32,
+    flags: u32,
+    pad0: u32,
+    pad1: u32
+});

@@ -1,0 +1,63 @@
+//! Compiled compute pipelines, cached by a typed key. Bind group layouts are
+//! derived from the shader (auto layout), so Rust never restates bindings.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use super::{Gpu, KernelId};
+
+/// What makes two pipelines different. Today only the kernel; specialisation
+/// constants join this struct when a kernel grows them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PipelineKey {
+    pub kernel: KernelId,
+}
+
+#[derive(Default)]
+pub(crate) struct PipelineCache {
+    modules: Mutex<HashMap<&'static str, wgpu::ShaderModule>>,
+    pipelines: Mutex<HashMap<PipelineKey, Arc<wgpu::ComputePipeline>>>,
+}
+
+impl Gpu {
+    /// The pipeline for `key`, compiled on first use.
+    pub fn pipeline(&self, key: PipelineKey) -> Arc<wgpu::ComputePipeline> {
+        if let Some(p) = self.pipelines.pipelines.lock().unwrap().get(&key) {
+            return p.clone();
+        }
+        let src = key.kernel.source();
+        let module = {
+            let mut modules = self.pipelines.modules.lock().unwrap();
+            modules
+                .entry(src.file)
+                .or_insert_with(|| {
+                    self.device
+                        .create_shader_module(wgpu::ShaderModuleDescriptor {
+                            label: Some(src.file),
+                            source: wgpu::ShaderSource::Wgsl(src.source.into()),
+                        })
+                })
+                .clone()
+        };
+        let pipeline = Arc::new(self.device.create_compute_pipeline(
+            &wgpu::ComputePipelineDescriptor {
+                label: Some(src.entry),
+                layout: None,
+                module: &module,
+                entry_point: Some(src.entry),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants: &[],
+                    // Every kernel writes what it reads from shared memory first.
+                    zero_initialize_workgroup_memory: false,
+                },
+                cache: None,
+            },
+        ));
+        self.pipelines
+            .pipelines
+            .lock()
+            .unwrap()
+            .insert(key, pipeline.clone());
+        pipeline
+    }
+}

@@ -1,0 +1,385 @@
+//! Kernel selection: each op becomes one dispatch spec (kernel, uniform params,
+//! ordered bindings, grid). Pure: no GPU objects are created here, so the
+//! choice of kernels can be snapshot-tested without a device.
+
+use super::ir::{DeviceTensor, Graph, Op, Rows, Storage, TensorId};
+use crate::gpu::params::{self, flags};
+use crate::gpu::KernelId;
+
+/// One grid dimension: fixed, or derived from the step's token count M as ceil(M * mul / div).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum Dim {
+    Fixed(u32),
+    Tokens { mul: u32, div: u32 },
+}
+
+impl Dim {
+    pub const TOKENS: Dim = Dim::Tokens { mul: 1, div: 1 };
+
+    pub fn resolve(self, n_tokens: u32) -> u32 {
+        match self {
+            Dim::Fixed(v) => v,
+            Dim::Tokens { mul, div } => (n_tokens * mul).div_ceil(div),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Grid {
+    pub x: Dim,
+    pub y: Dim,
+}
+
+/// What fills one storage binding slot (bindings 2.. in WGSL order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum Bind {
+    Tensor(TensorId),
+    /// The packed nibbles of an INT4 tensor.
+    Q(TensorId),
+    /// The (scale, offset) pairs of an INT4 tensor.
+    Sm(TensorId),
+    /// A placeholder for an absent optional input (e.g. no bias).
+    Dummy,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct DispatchSpec {
+    pub kernel: KernelId,
+    pub op_index: usize,
+    #[serde(skip)]
+    pub params: Vec<u8>,
+    pub bindings: Vec<Bind>,
+    pub grid: Grid,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SelectError {
+    #[error("op {index} ({op}): {msg}")]
+    Shape {
+        index: usize,
+        op: &'static str,
+        msg: String,
+    },
+}
+
+fn ceil(a: usize, b: usize) -> u32 {
+    a.div_ceil(b) as u32
+}
+
+fn bytes<T: bytemuck::Pod>(v: T) -> Vec<u8> {
+    bytemuck::bytes_of(&v).to_vec()
+}
+
+/// Chooses a kernel for every op. `max_tokens == 1` means a decode plan, where
+/// matmuls use the K-parallel matvec kernels.
+pub fn select(graph: &Graph, max_tokens: usize) -> Result<Vec<DispatchSpec>, SelectError> {
+    graph
+        .ops
+        .iter()
+        .enumerate()
+        .map(|(i, op)| select_one(graph, i, op, max_tokens))
+        .collect()
+}
+
+fn bound(graph: &Graph, t: TensorId) -> Option<&DeviceTensor> {
+    match &graph.desc(t).storage {
+        Storage::Bound(d) => Some(d),
+        Storage::Activation { .. } => None,
+    }
+}
+
+fn rows_of(graph: &Graph, t: TensorId) -> Rows {
+    match &graph.desc(t).storage {
+        Storage::Activation { rows, .. } => *rows,
+        Storage::Bound(_) => Rows::One,
+    }
+}
+
+fn select_one(
+    graph: &Graph,
+    index: usize,
+    op: &Op,
+    max_tokens: usize,
+) -> Result<DispatchSpec, SelectError> {
+    let err = |msg: String| SelectError::Shape {
+        index,
+        op: op.name(),
+        msg,
+    };
+    let w = |t: TensorId| graph.width(t);
+    let tokens_grid = |width: usize| Grid {
+        x: Dim::Fixed(ceil(width, 256)),
+        y: Dim::TOKENS,
+    };
+    let spec = |kernel, params, bindings, grid| DispatchSpec {
+        kernel,
+        op_index: index,
+        params,
+        bindings,
+        grid,
+    };
+    Ok(match *op {
+        Op::Embed { tokens, table, out } => {
+            let width = w(out);
+            match bound(graph, table) {
+                Some(DeviceTensor::F32 { len, .. }) => {
+                    let p = params::EmbedParams {
+                        width: width as u32,
+                        vocab: (len / width) as u32,
+                        ..Default::default()
+                    };
+                    spec(
+                        KernelId::EmbedF32,
+                        bytes(p),
+                        vec![Bind::Tensor(tokens), Bind::Tensor(table), Bind::Tensor(out)],
+                        tokens_grid(width),
+                    )
+                }
+                Some(DeviceTensor::Int4 {
+                    rows, cols, group, ..
+                }) if *cols == width => {
+                    let p = params::EmbedParams {
+                        width: width as u32,
+                        vocab: *rows as u32,
+                        group: *group as u32,
+                        pad0: 0,
+                    };
+                    spec(
+                        KernelId::EmbedInt4,
+                        bytes(p),
+                        vec![
+                            Bind::Tensor(tokens),
+                            Bind::Q(table),
+                            Bind::Sm(table),
+                            Bind::Tensor(out),
+                        ],
+                        tokens_grid(width),
+                    )
+                }
+                _ => return Err(err(format!("embedding table does not match width {width}"))),
+            }
+        }
+        Op::RmsNorm {
+            x,
+            weight,
+            out,
+            dim,
+            rows_per_token,
+            eps,
+            add_unit,
+        } => {
+            if w(x) != dim * rows_per_token || w(out) != w(x) {
+                return Err(err(format!(
+                    "width {} is not {rows_per_token} rows of {dim}",
+                    w(x)
+                )));
+            }
+            let p = params::RmsNormParams {
+                dim: dim as u32,
+                rows_per_token: rows_per_token as u32,
+                eps,
+                add_unit: add_unit as u32,
+            };
+            let grid = Grid {
+                x: Dim::Tokens {
+                    mul: rows_per_token as u32,
+                    div: 1,
+                },
+                y: Dim::Fixed(1),
+            };
+            spec(
+                KernelId::RmsNorm,
+                bytes(p),
+                vec![Bind::Tensor(x), Bind::Tensor(weight), Bind::Tensor(out)],
+                grid,
+            )
+        }
+        Op::MatMul {
+            x,
+            w: wt,
+            bias,
+            out,
+            last_row,
+        } => {
+            let (k, n) = (w(x), w(out));
+            let matvec = last_row || max_tokens == 1;
+            let mut fl = if bias.is_some() { flags::BIAS } else { 0 };
+            if last_row {
+                fl |= flags::LAST_ROW;
+            }
+            let bias_bind = bias.map_or(Bind::Dummy, Bind::Tensor);
+            let y = if last_row || rows_of(graph, out) == Rows::One {
+                Dim::Fixed(1)
+            } else {
+                Dim::TOKENS
+            };
+            let (kernel, group, wb) = match bound(graph, wt) {
+                Some(DeviceTensor::F32 { len, .. }) if *len == n * k => {
+                    let kernel = if matvec {
+                        KernelId::MatvecF32
+                    } else {
+                        KernelId::MatmulF32
+                    };
+                    (kernel, 0, vec![Bind::Tensor(wt)])
+                }
+                Some(DeviceTensor::Int4 {
+                    rows, cols, group, ..
+                }) if *rows == n && *cols == k => {
+                    let kernel = if matvec {
+                        KernelId::MatvecInt4
+                    } else {
+                        KernelId::MatmulInt4
+                    };
+                    (kernel, *group as u32, vec![Bind::Q(wt), Bind::Sm(wt)])
+                }
+                _ => {
+                    return Err(err(format!(
+                        "weight '{}' is not [{n}, {k}]",
+                        graph.desc(wt).label
+                    )))
+                }
+            };
+            let grid = if matvec {
+                Grid {
+                    x: Dim::Fixed(ceil(n, 8)),
+                    y,
+                }
+            } else {
+                Grid {
+                    x: Dim::Fixed(ceil(n, 64)),
+                    y: Dim::Tokens { mul: 1, div: 32 },
+                }
+            };
+            let p = params::MatmulParams {
+                n: n as u32,
+                k: k as u32,
+                group,
+                flags: fl,
+            };
+            let mut b = vec![Bind::Tensor(x)];
+            b.extend(wb);
+            b.push(bias_bind);
+            b.push(Bind::Tensor(out));
+            spec(kernel, bytes(p), b, grid)
+        }
+        Op::Rope {
+            q,
+            k,
+            cos_sin,
+            q_out,
+            k_out,
+            attrs: a,
+        } => {
+            if w(q) != a.n_q_heads * a.head_dim
+                || w(k) != a.n_kv_heads * a.head_dim
+                || a.rotary_dim > a.head_dim
+            {
+                return Err(err("q/k widths do not match the heads".into()));
+            }
+            let p = params::RopeParams {
+                n_q_heads: a.n_q_heads as u32,
+                n_kv_heads: a.n_kv_heads as u32,
+                head_dim: a.head_dim as u32,
+                rotary_dim: a.rotary_dim as u32,
+                interleaved: a.interleaved as u32,
+                max_pos: a.max_pos as u32,
+                ..Default::default()
+            };
+            let grid = Grid {
+                x: Dim::Fixed((a.n_q_heads + a.n_kv_heads) as u32),
+                y: Dim::TOKENS,
+            };
+            let b = [q, k, cos_sin, q_out, k_out].map(Bind::Tensor).to_vec();
+            spec(KernelId::Rope, bytes(p), b, grid)
+        }
+        Op::KvAppend {
+            k,
+            v,
+            k_cache,
+            v_cache,
+            attrs: a,
+        } => {
+            let kv_width = a.n_kv_heads * a.head_dim;
+            let p = params::KvAppendParams {
+                kv_width: kv_width as u32,
+                head_dim: a.head_dim as u32,
+                max_seq: a.max_seq as u32,
+                pad0: 0,
+            };
+            let b = [k, v, k_cache, v_cache].map(Bind::Tensor).to_vec();
+            spec(KernelId::KvAppend, bytes(p), b, tokens_grid(kv_width))
+        }
+        Op::Attention {
+            q,
+            k_cache,
+            v_cache,
+            out,
+            attrs: a,
+            scale,
+        } => {
+            if a.head_dim > 256 || a.n_heads % a.n_kv_heads != 0 {
+                return Err(err(format!(
+                    "unsupported heads: {} q / {} kv, head_dim {}",
+                    a.n_heads, a.n_kv_heads, a.head_dim
+                )));
+            }
+            let p = params::AttentionParams {
+                n_heads: a.n_heads as u32,
+                n_kv_heads: a.n_kv_heads as u32,
+                head_dim: a.head_dim as u32,
+                max_seq: a.max_seq as u32,
+                scale,
+                ..Default::default()
+            };
+            let grid = Grid {
+                x: Dim::Fixed(a.n_heads as u32),
+                y: Dim::TOKENS,
+            };
+            let b = [q, k_cache, v_cache, out].map(Bind::Tensor).to_vec();
+            spec(KernelId::Attention, bytes(p), b, grid)
+        }
+        Op::SwiGlu { gate, up, out }
+        | Op::Add {
+            a: gate,
+            b: up,
+            out,
+        } => {
+            let kernel = if matches!(op, Op::SwiGlu { .. }) {
+                KernelId::SwiGlu
+            } else {
+                KernelId::Add
+            };
+            let p = params::EltwiseParams {
+                width: w(out) as u32,
+                ..Default::default()
+            };
+            spec(
+                kernel,
+                bytes(p),
+                [gate, up, out].map(Bind::Tensor).to_vec(),
+                tokens_grid(w(out)),
+            )
+        }
+        Op::Argmax {
+            logits,
+            out,
+            last_row,
+        } => {
+            let p = params::ArgmaxParams {
+                n: w(logits) as u32,
+                flags: if last_row { flags::LAST_ROW } else { 0 },
+                ..Default::default()
+            };
+            let grid = Grid {
+                x: Dim::Fixed(1),
+                y: Dim::Fixed(1),
+            };
+            spec(
+                KernelId::Argmax,
+                bytes(p),
+                vec![Bind::Tensor(logits), Bind::Tensor(out)],
+                grid,
+            )
+        }
+    })
+}

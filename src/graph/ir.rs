@@ -1,0 +1,293 @@
+//! Graph IR: tensors and typed ops. Activations are f32 [rows, width] where
+//! rows is the step's token count (or one row); everything else (weights, KV
+//! caches, token ids, rope tables) is a device tensor bound from outside.
+
+use std::sync::Arc;
+
+use crate::gpu::{Gpu, GpuError};
+use crate::weights::int4::Int4Matrix;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub struct TensorId(pub u32);
+
+/// How many rows an activation has at run time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum Rows {
+    /// One row per token of the step (prefill chunk length, or 1 when decoding).
+    Tokens,
+    /// Exactly one row (e.g. the last token's logits).
+    One,
+}
+
+/// A buffer that lives outside the graph's activation pool.
+#[derive(Debug)]
+pub enum DeviceTensor {
+    /// `len` values in rows of `cols`.
+    F32 {
+        buf: wgpu::Buffer,
+        len: usize,
+        cols: usize,
+    },
+    U32 {
+        buf: wgpu::Buffer,
+        len: usize,
+    },
+    /// INT4 groups (see `weights::int4`): q words and (scale, offset) pairs.
+    Int4 {
+        q: wgpu::Buffer,
+        sm: wgpu::Buffer,
+        rows: usize,
+        cols: usize,
+        group: usize,
+    },
+}
+
+impl DeviceTensor {
+    pub fn f32(gpu: &Gpu, label: &str, data: &[f32], cols: usize) -> Result<Arc<Self>, GpuError> {
+        gpu.check_binding(label, data.len() as u64 * 4)?;
+        Ok(Arc::new(DeviceTensor::F32 {
+            buf: gpu.storage_from(label, data),
+            len: data.len(),
+            cols,
+        }))
+    }
+
+    pub fn u32(gpu: &Gpu, label: &str, data: &[u32]) -> Result<Arc<Self>, GpuError> {
+        Ok(Arc::new(DeviceTensor::U32 {
+            buf: gpu.storage_from(label, data),
+            len: data.len(),
+        }))
+    }
+
+    /// A zeroed f32 buffer (KV caches).
+    pub fn zeros(gpu: &Gpu, label: &str, len: usize, cols: usize) -> Result<Arc<Self>, GpuError> {
+        gpu.check_binding(label, len as u64 * 4)?;
+        let buf = gpu.storage(label, len as u64 * 4);
+        gpu.queue
+            .write_buffer(&buf, 0, bytemuck::cast_slice(&vec![0f32; len]));
+        Ok(Arc::new(DeviceTensor::F32 { buf, len, cols }))
+    }
+
+    pub fn int4(gpu: &Gpu, label: &str, m: &Int4Matrix) -> Result<Arc<Self>, GpuError> {
+        gpu.check_binding(label, m.q.len() as u64 * 4)?;
+        gpu.check_binding(label, m.sm.len() as u64 * 8)?;
+        Ok(Arc::new(DeviceTensor::Int4 {
+            q: gpu.storage_from(&format!("{label}.q"), &m.q),
+            sm: gpu.storage_from(&format!("{label}.sm"), &m.sm),
+            rows: m.rows,
+            cols: m.cols,
+            group: m.group,
+        }))
+    }
+
+    pub fn bytes(&self) -> u64 {
+        match self {
+            DeviceTensor::F32 { len, .. } | DeviceTensor::U32 { len, .. } => *len as u64 * 4,
+            DeviceTensor::Int4 {
+                rows, cols, group, ..
+            } => (rows * cols / 2 + rows * cols / group * 8) as u64,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub enum Storage {
+    Activation { width: usize, rows: Rows },
+    Bound(Arc<DeviceTensor>),
+}
+
+#[derive(Debug, Clone)]
+pub struct TensorDesc {
+    pub label: String,
+    pub storage: Storage,
+}
+
+/// Every op the engine knows. Fields name tensors by id; attributes are typed.
+#[derive(Debug, Clone, serde::Serialize)]
+pub enum Op {
+    /// `out[r] = table[tokens[r]]` (table f32 or INT4).
+    Embed {
+        tokens: TensorId,
+        table: TensorId,
+        out: TensorId,
+    },
+    /// Row-wise RMSNorm; a token holds `rows_per_token` rows of `dim`.
+    RmsNorm {
+        x: TensorId,
+        weight: TensorId,
+        out: TensorId,
+        dim: usize,
+        rows_per_token: usize,
+        eps: f32,
+        add_unit: bool,
+    },
+    /// `out = x . w^T (+ bias)`; with `last_row`, only the step's last row of x.
+    MatMul {
+        x: TensorId,
+        w: TensorId,
+        bias: Option<TensorId>,
+        out: TensorId,
+        last_row: bool,
+    },
+    /// Rotary embedding of q and k at positions pos0 + row.
+    Rope {
+        q: TensorId,
+        k: TensorId,
+        cos_sin: TensorId,
+        q_out: TensorId,
+        k_out: TensorId,
+        attrs: RopeAttrs,
+    },
+    /// Writes k and v rows into the layer's cache at positions pos0 + row.
+    KvAppend {
+        k: TensorId,
+        v: TensorId,
+        k_cache: TensorId,
+        v_cache: TensorId,
+        attrs: AttnShape,
+    },
+    /// Causal attention of q over the cache (GQA).
+    Attention {
+        q: TensorId,
+        k_cache: TensorId,
+        v_cache: TensorId,
+        out: TensorId,
+        attrs: AttnShape,
+        scale: f32,
+    },
+    /// `out = silu(gate) * up`.
+    SwiGlu {
+        gate: TensorId,
+        up: TensorId,
+        out: TensorId,
+    },
+    /// `out = a + b`.
+    Add {
+        a: TensorId,
+        b: TensorId,
+        out: TensorId,
+    },
+    /// Greedy token from one row of logits into `out[0]`.
+    Argmax {
+        logits: TensorId,
+        out: TensorId,
+        last_row: bool,
+    },
+}
+
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct RopeAttrs {
+    pub n_q_heads: usize,
+    pub n_kv_heads: usize,
+    pub head_dim: usize,
+    pub rotary_dim: usize,
+    pub interleaved: bool,
+    pub max_pos: usize,
+}
+
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct AttnShape {
+    pub n_heads: usize,
+    pub n_kv_heads: usize,
+    pub head_dim: usize,
+    pub max_seq: usize,
+}
+
+impl Op {
+    pub fn reads(&self) -> Vec<TensorId> {
+        match self {
+            Op::Embed { tokens, table, .. } => vec![*tokens, *table],
+            Op::RmsNorm { x, weight, .. } => vec![*x, *weight],
+            Op::MatMul { x, w, bias, .. } => {
+                [Some(*x), Some(*w), *bias].into_iter().flatten().collect()
+            }
+            Op::Rope { q, k, cos_sin, .. } => vec![*q, *k, *cos_sin],
+            Op::KvAppend { k, v, .. } => vec![*k, *v],
+            Op::Attention {
+                q,
+                k_cache,
+                v_cache,
+                ..
+            } => vec![*q, *k_cache, *v_cache],
+            Op::SwiGlu { gate, up, .. } => vec![*gate, *up],
+            Op::Add { a, b, .. } => vec![*a, *b],
+            Op::Argmax { logits, .. } => vec![*logits],
+        }
+    }
+
+    pub fn writes(&self) -> Vec<TensorId> {
+        match self {
+            Op::Embed { out, .. }
+            | Op::RmsNorm { out, .. }
+            | Op::MatMul { out, .. }
+            | Op::Attention { out, .. }
+            | Op::SwiGlu { out, .. }
+            | Op::Add { out, .. }
+            | Op::Argmax { out, .. } => vec![*out],
+            Op::Rope { q_out, k_out, .. } => vec![*q_out, *k_out],
+            Op::KvAppend {
+                k_cache, v_cache, ..
+            } => vec![*k_cache, *v_cache],
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Op::Embed { .. } => "embed",
+            Op::RmsNorm { .. } => "rmsnorm",
+            Op::MatMul { .. } => "matmul",
+            Op::Rope { .. } => "rope",
+            Op::KvAppend { .. } => "kv_append",
+            Op::Attention { .. } => "attention",
+            Op::SwiGlu { .. } => "swiglu",
+            Op::Add { .. } => "add",
+            Op::Argmax { .. } => "argmax",
+        }
+    }
+}
+
+/// A model's computation for one step shape, in execution order.
+#[derive(Debug, Default, Clone)]
+pub struct Graph {
+    pub tensors: Vec<TensorDesc>,
+    pub ops: Vec<Op>,
+    /// Activations read after the step (logits): never recycled.
+    pub outputs: Vec<TensorId>,
+}
+
+impl Graph {
+    pub fn activation(&mut self, label: impl Into<String>, width: usize, rows: Rows) -> TensorId {
+        self.add(label, Storage::Activation { width, rows })
+    }
+
+    pub fn bound(&mut self, label: impl Into<String>, t: Arc<DeviceTensor>) -> TensorId {
+        self.add(label, Storage::Bound(t))
+    }
+
+    fn add(&mut self, label: impl Into<String>, storage: Storage) -> TensorId {
+        self.tensors.push(TensorDesc {
+            label: label.into(),
+            storage,
+        });
+        TensorId(self.tensors.len() as u32 - 1)
+    }
+
+    pub fn push(&mut self, op: Op) {
+        self.ops.push(op);
+    }
+
+    pub fn desc(&self, t: TensorId) -> &TensorDesc {
+        &self.tensors[t.0 as usize]
+    }
+
+    /// Row width of an activation or a bound f32 tensor (panics otherwise: a builder bug).
+    pub fn width(&self, t: TensorId) -> usize {
+        match &self.desc(t).storage {
+            Storage::Activation { width, .. } => *width,
+            Storage::Bound(d) => match d.as_ref() {
+                DeviceTensor::F32 { cols, .. } => *cols,
+                _ => panic!("tensor {} has no row width", self.desc(t).label),
+            },
+        }
+    }
+}

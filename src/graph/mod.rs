@@ -1,0 +1,10 @@
+//! The typed op graph a model builds, and the executor that turns it into a
+//! flat list of GPU dispatches.
+
+pub mod alloc;
+pub mod dispatch;
+pub mod executor;
+pub mod ir;
+
+pub use executor::{Plan, PlanOptions};
+pub use ir::{DeviceTensor, Graph, Op, Rows, TensorId};
