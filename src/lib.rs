@@ -6,3 +6,6 @@ pub mod gpu;
 pub mod graph;
 pub mod reference;
 pub mod weights;
+pub mod models;
+pub mod text;
+pub mod engine;

@@ -160,6 +160,10 @@ impl Plan {
         self.gpu.queue.submit([enc.finish()]);
     }
 
+    pub fn gpu(&self) -> &Arc<Gpu> {
+        &self.gpu
+    }
+
     pub fn dispatch_specs(&self) -> impl Iterator<Item = &DispatchSpec> {
         self.dispatches.iter().map(|d| &d.spec)
     }

@@ -1,4 +1,50 @@
-//! Weights: reading checkpoints (safetensors, sharded), converting to f32, and
-//! quantizing to INT4 groups.
+//! Weights: reading checkpoints (safetensors, sharded), converting to f32,
+//! quantizing to INT4 groups, and fetching models from the Hugging Face hub.
 
+pub mod hub;
 pub mod int4;
+pub mod safetensors;
+pub mod upload;
+
+use std::path::{Path, PathBuf};
+
+pub use self::safetensors::Checkpoint;
+
+#[derive(Debug, thiserror::Error)]
+pub enum WeightError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: not a valid checkpoint file: {msg}")]
+    Format { path: PathBuf, msg: String },
+    #[error("no *.safetensors weights in {dir}")]
+    NoWeights { dir: PathBuf },
+    #[error("tensor '{name}' is missing from the checkpoint in {dir}")]
+    Missing { name: String, dir: PathBuf },
+    #[error("tensor '{name}' in {path} has shape {got:?}, expected {want:?}")]
+    Shape { name: String, path: PathBuf, want: Vec<usize>, got: Vec<usize> },
+    #[error("tensor '{name}' in {path} has unsupported dtype {dtype} (f32, f16, bf16 are supported)")]
+    Dtype { name: String, path: PathBuf, dtype: String },
+    #[error(transparent)]
+    Gpu(#[from] crate::gpu::GpuError),
+    #[error("{0}")]
+    Hub(String),
+}
+
+impl WeightError {
+    pub fn io(path: &Path, source: std::io::Error) -> Self {
+        WeightError::Io { path: path.to_path_buf(), source }
+    }
+}
+
+/// How linear layers are stored on the GPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum WeightFormat {
+    F32,
+    /// INT4 groups; the group size is the preferred one (a smaller one is
+    /// picked when it does not divide a matrix's input width).
+    Int4 { group: usize },
+}

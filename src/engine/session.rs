@@ -1,0 +1,192 @@
+//! One sequence: its KV cache, a prefill plan and a decode plan over shared
+//! buffers. The sampled token stays on the GPU between decode steps (the
+//! decode graph's embedding reads the id the previous argmax wrote), so
+//! generation pipelines: step t+1 is submitted before token t is read back.
+
+use std::sync::Arc;
+
+use super::TextModel;
+use crate::graph::{DeviceTensor, Plan, PlanOptions, TensorId};
+use crate::models::llama::{build_graph, GraphIo, Mode};
+use crate::models::rope::{cos_sin_table, inv_freq};
+use crate::models::ModelError;
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SessionOptions {
+    /// Keep logits of every prompt row (tests); otherwise only the last row's.
+    pub all_logits: bool,
+}
+
+pub struct Session {
+    prefill: Plan,
+    decode: Plan,
+    io: GraphIo,
+    prefill_logits: TensorId,
+    decode_logits: TensorId,
+    vocab: usize,
+    chunk: usize,
+    all_logits: bool,
+    /// Tokens in the KV cache.
+    pub pos: usize,
+    /// Rows of logits the last step produced.
+    last_rows: usize,
+    last_was_prefill: bool,
+    staging: Vec<wgpu::Buffer>,
+}
+
+fn tensor_buf(t: &DeviceTensor) -> &wgpu::Buffer {
+    match t {
+        DeviceTensor::F32 { buf, .. } | DeviceTensor::U32 { buf, .. } => buf,
+        DeviceTensor::Int4 { q, .. } => q,
+    }
+}
+
+impl Session {
+    pub fn new(model: &TextModel, opts: SessionOptions) -> Result<Session, ModelError> {
+        let gpu = &model.gpu;
+        let c = &model.cfg;
+        let max_seq = model.max_context();
+        let chunk = model.opts.prefill_chunk.min(max_seq).max(1);
+        let kv_len = c.kv_heads * max_seq * c.head_dim;
+        let table = cos_sin_table(&inv_freq(c.rope_theta, c.rotary_dim, &c.rope_scaling), max_seq);
+        let io = GraphIo {
+            tokens_in: DeviceTensor::u32(gpu, "tokens_in", &vec![0; chunk])?,
+            next_token: DeviceTensor::u32(gpu, "next_token", &[0])?,
+            cos_sin: DeviceTensor::f32(gpu, "rope.cos_sin", &table, 2)?,
+            k_cache: (0..c.layers).map(|i| DeviceTensor::zeros(gpu, &format!("k_cache.{i}"), kv_len, c.head_dim)).collect::<Result<_, _>>()?,
+            v_cache: (0..c.layers).map(|i| DeviceTensor::zeros(gpu, &format!("v_cache.{i}"), kv_len, c.head_dim)).collect::<Result<_, _>>()?,
+            max_seq,
+        };
+        let pre = build_graph(c, &model.weights, &io, Mode::Prefill { all_logits: opts.all_logits });
+        let dec = build_graph(c, &model.weights, &io, Mode::Decode);
+        let (prefill_logits, decode_logits) = (pre.logits, dec.logits);
+        let prefill = Plan::new(gpu, pre.graph, PlanOptions { max_tokens: chunk })?;
+        let decode = Plan::new(gpu, dec.graph, PlanOptions { max_tokens: 1 })?;
+        let staging = (0..3)
+            .map(|_| {
+                gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("token readback"),
+                    size: 4,
+                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                })
+            })
+            .collect();
+        Ok(Session {
+            prefill,
+            decode,
+            io,
+            prefill_logits,
+            decode_logits,
+            vocab: c.vocab,
+            chunk,
+            all_logits: opts.all_logits,
+            pos: 0,
+            last_rows: 0,
+            last_was_prefill: false,
+            staging,
+        })
+    }
+
+    pub fn max_seq(&self) -> usize {
+        self.io.max_seq
+    }
+
+    pub fn decode_dispatches(&self) -> usize {
+        self.decode.dispatch_count()
+    }
+
+    pub fn decode_plan(&self) -> &Plan {
+        &self.decode
+    }
+
+    fn ensure_room(&self, more: usize) -> Result<(), ModelError> {
+        if self.pos + more > self.io.max_seq {
+            return Err(ModelError::ContextFull { need: self.pos + more, max: self.io.max_seq });
+        }
+        Ok(())
+    }
+
+    /// Appends `tokens` to the sequence (in chunks) and samples the next token
+    /// greedily on the GPU. Submits work; does not wait.
+    pub fn prefill(&mut self, tokens: &[u32]) -> Result<(), ModelError> {
+        self.ensure_room(tokens.len())?;
+        let gpu = &self.prefill_gpu();
+        for chunk in tokens.chunks(self.chunk) {
+            gpu.queue.write_buffer(tensor_buf(&self.io.tokens_in), 0, bytemuck::cast_slice(chunk));
+            self.prefill.run(chunk.len(), self.pos);
+            self.pos += chunk.len();
+            self.last_rows = if self.all_logits { chunk.len() } else { 1 };
+        }
+        self.last_was_prefill = true;
+        Ok(())
+    }
+
+    fn prefill_gpu(&self) -> Arc<crate::gpu::Gpu> {
+        self.prefill.gpu().clone()
+    }
+
+    /// Overrides the token the next decode step consumes (teacher forcing).
+    pub fn set_next_token(&self, id: u32) {
+        self.prefill.gpu().queue.write_buffer(tensor_buf(&self.io.next_token), 0, bytemuck::bytes_of(&id));
+    }
+
+    /// One decode step: consumes the GPU-resident token, samples the next.
+    pub fn decode_step(&mut self) -> Result<(), ModelError> {
+        self.ensure_room(1)?;
+        self.decode.run(1, self.pos);
+        self.pos += 1;
+        self.last_rows = 1;
+        self.last_was_prefill = false;
+        Ok(())
+    }
+
+    /// The token sampled by the last step (blocking readback).
+    pub fn next_token(&self) -> Result<u32, ModelError> {
+        Ok(self.prefill.gpu().read_u32(tensor_buf(&self.io.next_token), 1)?[0])
+    }
+
+    /// Logits of the last step: [rows, vocab] (rows > 1 only after an all-logits prefill).
+    pub fn logits(&self) -> Result<Vec<f32>, ModelError> {
+        let (plan, t) = if self.last_was_prefill { (&self.prefill, self.prefill_logits) } else { (&self.decode, self.decode_logits) };
+        Ok(plan.read_f32(t, self.last_rows * self.vocab)?)
+    }
+
+    /// Greedy generation after `prompt`: calls `on_token` for each new token
+    /// until it returns false or `max_new` tokens were produced. Step t+1 is in
+    /// flight on the GPU while token t is read back and handled.
+    pub fn generate(&mut self, prompt: &[u32], max_new: usize, mut on_token: impl FnMut(u32) -> bool) -> Result<Vec<u32>, ModelError> {
+        let mut out = Vec::new();
+        if max_new == 0 {
+            return Ok(out);
+        }
+        self.ensure_room(prompt.len() + max_new - 1)?;
+        let gpu = self.prefill_gpu();
+        self.prefill(prompt)?;
+        let mut pending = vec![self.copy_token(0)];
+        for i in 0..max_new {
+            if i + 1 < max_new {
+                self.decode_step()?;
+                pending.push(self.copy_token((i + 1) % self.staging.len()));
+            }
+            let slot = i % self.staging.len();
+            let idx = pending[i].clone();
+            gpu.device
+                .poll(wgpu::PollType::Wait { submission_index: Some(idx), timeout: None })
+                .map_err(|e| crate::gpu::GpuError::Readback(e.to_string()))?;
+            let tok = u32::from_le_bytes(gpu.map_read(&self.staging[slot], 4)?[..4].try_into().unwrap());
+            out.push(tok);
+            if !on_token(tok) {
+                break;
+            }
+        }
+        Ok(out)
+    }
+
+    fn copy_token(&self, slot: usize) -> wgpu::SubmissionIndex {
+        let gpu = self.prefill.gpu();
+        let mut enc = gpu.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(tensor_buf(&self.io.next_token), 0, &self.staging[slot], 0, 4);
+        gpu.queue.submit([enc.finish()])
+    }
+}

@@ -1,0 +1,119 @@
+//! The decoder graph: embed, per layer (norm, q/k/v, [q/k norm], rope, KV
+//! append, attention, o, residual, norm, gate/up, SwiGLU, down, residual),
+//! final norm, lm_head, argmax.
+
+use std::sync::Arc;
+
+use super::{LlamaConfig, LlamaWeights};
+use crate::graph::ir::{AttnShape, RopeAttrs};
+use crate::graph::{DeviceTensor, Graph, Op, Rows, TensorId};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Many tokens; logits for every row when `all_logits`, else only the last.
+    Prefill { all_logits: bool },
+    /// One token, read from the previous step's sampled id on the GPU.
+    Decode,
+}
+
+/// Buffers shared between the prefill and decode graphs of one sequence.
+pub struct GraphIo {
+    pub tokens_in: Arc<DeviceTensor>,
+    pub next_token: Arc<DeviceTensor>,
+    pub cos_sin: Arc<DeviceTensor>,
+    pub k_cache: Vec<Arc<DeviceTensor>>,
+    pub v_cache: Vec<Arc<DeviceTensor>>,
+    pub max_seq: usize,
+}
+
+pub struct Built {
+    pub graph: Graph,
+    pub logits: TensorId,
+    pub next_token: TensorId,
+}
+
+pub fn build_graph(c: &LlamaConfig, w: &LlamaWeights, io: &GraphIo, mode: Mode) -> Built {
+    let mut g = Graph::default();
+    let (h, hd) = (c.hidden, c.head_dim);
+    let (qw, kvw) = (c.heads * hd, c.kv_heads * hd);
+    let act = |g: &mut Graph, name: &str, width| g.activation(name, width, Rows::Tokens);
+    let tokens = match mode {
+        Mode::Decode => g.bound("next_token", io.next_token.clone()),
+        Mode::Prefill { .. } => g.bound("tokens_in", io.tokens_in.clone()),
+    };
+    let next_token = g.bound("next_token", io.next_token.clone());
+    let cos_sin = g.bound("rope.cos_sin", io.cos_sin.clone());
+    let table = g.bound("embed_tokens", w.embed.clone());
+    let mut x = act(&mut g, "embed", h);
+    g.push(Op::Embed { tokens, table, out: x });
+    let shape = AttnShape { n_heads: c.heads, n_kv_heads: c.kv_heads, head_dim: hd, max_seq: io.max_seq };
+    let rope = RopeAttrs {
+        n_q_heads: c.heads,
+        n_kv_heads: c.kv_heads,
+        head_dim: hd,
+        rotary_dim: c.rotary_dim,
+        interleaved: false,
+        max_pos: io.max_seq,
+    };
+    for (i, l) in w.layers.iter().enumerate() {
+        let mut bind = |name: &str, t: &Arc<DeviceTensor>| g.bound(format!("layers.{i}.{name}"), t.clone());
+        let attn_norm = bind("input_layernorm", &l.attn_norm);
+        let (wq, wk, wv, wo) = (bind("q_proj", &l.q), bind("k_proj", &l.k), bind("v_proj", &l.v), bind("o_proj", &l.o));
+        let (bq, bk, bv) = (
+            l.q_bias.as_ref().map(|t| bind("q_proj.bias", t)),
+            l.k_bias.as_ref().map(|t| bind("k_proj.bias", t)),
+            l.v_bias.as_ref().map(|t| bind("v_proj.bias", t)),
+        );
+        let qn = l.q_norm.as_ref().map(|t| bind("q_norm", t));
+        let kn = l.k_norm.as_ref().map(|t| bind("k_norm", t));
+        let mlp_norm = bind("post_attention_layernorm", &l.mlp_norm);
+        let (wg, wu, wd) = (bind("gate_proj", &l.gate), bind("up_proj", &l.up), bind("down_proj", &l.down));
+        let (kc, vc) = (bind("k_cache", &io.k_cache[i]), bind("v_cache", &io.v_cache[i]));
+
+        let xn = act(&mut g, "attn_in", h);
+        g.push(Op::RmsNorm { x, weight: attn_norm, out: xn, dim: h, rows_per_token: 1, eps: c.eps, add_unit: false });
+        let mut q = act(&mut g, "q", qw);
+        let mut k = act(&mut g, "k", kvw);
+        let v = act(&mut g, "v", kvw);
+        g.push(Op::MatMul { x: xn, w: wq, bias: bq, out: q, last_row: false });
+        g.push(Op::MatMul { x: xn, w: wk, bias: bk, out: k, last_row: false });
+        g.push(Op::MatMul { x: xn, w: wv, bias: bv, out: v, last_row: false });
+        if let (Some(qn), Some(kn)) = (qn, kn) {
+            let (q2, k2) = (act(&mut g, "q_normed", qw), act(&mut g, "k_normed", kvw));
+            g.push(Op::RmsNorm { x: q, weight: qn, out: q2, dim: hd, rows_per_token: c.heads, eps: c.eps, add_unit: false });
+            g.push(Op::RmsNorm { x: k, weight: kn, out: k2, dim: hd, rows_per_token: c.kv_heads, eps: c.eps, add_unit: false });
+            (q, k) = (q2, k2);
+        }
+        let (qr, kr) = (act(&mut g, "q_rope", qw), act(&mut g, "k_rope", kvw));
+        g.push(Op::Rope { q, k, cos_sin, q_out: qr, k_out: kr, attrs: rope });
+        g.push(Op::KvAppend { k: kr, v, k_cache: kc, v_cache: vc, attrs: shape });
+        let attn = act(&mut g, "attn", qw);
+        g.push(Op::Attention { q: qr, k_cache: kc, v_cache: vc, out: attn, attrs: shape, scale: 1.0 / (hd as f32).sqrt() });
+        let o = act(&mut g, "o", h);
+        g.push(Op::MatMul { x: attn, w: wo, bias: None, out: o, last_row: false });
+        let x2 = act(&mut g, "resid_attn", h);
+        g.push(Op::Add { a: x, b: o, out: x2 });
+        let xn2 = act(&mut g, "mlp_in", h);
+        g.push(Op::RmsNorm { x: x2, weight: mlp_norm, out: xn2, dim: h, rows_per_token: 1, eps: c.eps, add_unit: false });
+        let (gt, up) = (act(&mut g, "gate", c.intermediate), act(&mut g, "up", c.intermediate));
+        g.push(Op::MatMul { x: xn2, w: wg, bias: None, out: gt, last_row: false });
+        g.push(Op::MatMul { x: xn2, w: wu, bias: None, out: up, last_row: false });
+        let s = act(&mut g, "swiglu", c.intermediate);
+        g.push(Op::SwiGlu { gate: gt, up, out: s });
+        let d = act(&mut g, "down", h);
+        g.push(Op::MatMul { x: s, w: wd, bias: None, out: d, last_row: false });
+        let x3 = act(&mut g, "resid_mlp", h);
+        g.push(Op::Add { a: x2, b: d, out: x3 });
+        x = x3;
+    }
+    let final_norm = g.bound("norm", w.final_norm.clone());
+    let xn = act(&mut g, "final_norm", h);
+    g.push(Op::RmsNorm { x, weight: final_norm, out: xn, dim: h, rows_per_token: 1, eps: c.eps, add_unit: false });
+    let lm_head = g.bound("lm_head", w.lm_head.clone());
+    let all = matches!(mode, Mode::Prefill { all_logits: true });
+    let logits = g.activation("logits", c.vocab, if all { Rows::Tokens } else { Rows::One });
+    g.push(Op::MatMul { x: xn, w: lm_head, bias: None, out: logits, last_row: !all });
+    g.push(Op::Argmax { logits, out: next_token, last_row: all });
+    g.outputs.push(logits);
+    Built { graph: g, logits, next_token }
+}

@@ -1,0 +1,9 @@
+//! The Llama family: Llama / Mistral, Qwen2 (QKV bias), Qwen3 (q/k norms).
+
+pub mod config;
+pub mod graph;
+pub mod weights;
+
+pub use config::{Family, LlamaConfig};
+pub use graph::{build_graph, GraphIo, Mode};
+pub use weights::LlamaWeights;

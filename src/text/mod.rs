@@ -1,0 +1,5 @@
+//! Text: tokenizer wrapper and streaming detokenization.
+
+pub mod tokenizer;
+
+pub use tokenizer::{TextTokenizer, TokenizerError};

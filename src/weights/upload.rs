@@ -1,0 +1,37 @@
+//! Moving checkpoint tensors to the GPU in the configured format.
+
+use std::sync::Arc;
+
+use super::int4::{pick_group, Int4Matrix};
+use super::{Checkpoint, WeightError, WeightFormat};
+use crate::gpu::Gpu;
+use crate::graph::DeviceTensor;
+
+/// A [rows, cols] linear weight (or embedding table) in `format`. INT4 falls
+/// back to f32 when no group size divides `cols`.
+pub fn matrix(gpu: &Gpu, ck: &Checkpoint, name: &str, rows: usize, cols: usize, format: WeightFormat) -> Result<Arc<DeviceTensor>, WeightError> {
+    let data = ck.f32(name, &[rows, cols])?;
+    matrix_from(gpu, name, data, rows, cols, format)
+}
+
+pub fn matrix_from(gpu: &Gpu, name: &str, data: Vec<f32>, rows: usize, cols: usize, format: WeightFormat) -> Result<Arc<DeviceTensor>, WeightError> {
+    match format {
+        WeightFormat::Int4 { group } => match pick_group(cols, group) {
+            Some(g) => {
+                let q = Int4Matrix::quantize(&data, rows, cols, g).expect("group divides cols");
+                Ok(DeviceTensor::int4(gpu, name, &q)?)
+            }
+            None => {
+                tracing::warn!(name, cols, "no INT4 group size divides this matrix; keeping it f32");
+                Ok(DeviceTensor::f32(gpu, name, &data, cols)?)
+            }
+        },
+        WeightFormat::F32 => Ok(DeviceTensor::f32(gpu, name, &data, cols)?),
+    }
+}
+
+/// A vector (norm weight, bias) in f32.
+pub fn vector(gpu: &Gpu, ck: &Checkpoint, name: &str, len: usize) -> Result<Arc<DeviceTensor>, WeightError> {
+    let data = ck.f32(name, &[len])?;
+    Ok(DeviceTensor::f32(gpu, name, &data, len)?)
+}

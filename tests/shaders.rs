@@ -1,0 +1,64 @@
+//! Every WGSL file parses and validates with naga, and every kernel's uniform
+//! structs match the Rust layouts in `gpu::params` field by field.
+
+use gerbil::gpu::params::Step;
+use gerbil::gpu::KernelId;
+
+fn module(src: &str, file: &str) -> (naga::Module, naga::valid::ModuleInfo) {
+    let m = naga::front::wgsl::parse_str(src).unwrap_or_else(|e| panic!("{file}: {}", e.emit_to_string(src)));
+    let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
+        .validate(&m)
+        .unwrap_or_else(|e| panic!("{file}: {e:?}"));
+    (m, info)
+}
+
+/// (name, offset) of the struct behind the uniform at @binding(b), and its size.
+fn uniform_layout(m: &naga::Module, binding: u32) -> Option<(Vec<(String, usize)>, usize)> {
+    let var = m.global_variables.iter().find(|(_, v)| {
+        v.space == naga::AddressSpace::Uniform && v.binding.as_ref().is_some_and(|b| b.group == 0 && b.binding == binding)
+    })?;
+    match &m.types[var.1.ty].inner {
+        naga::TypeInner::Struct { members, span } => Some((
+            members.iter().map(|mm| (mm.name.clone().unwrap_or_default(), mm.offset as usize)).collect(),
+            *span as usize,
+        )),
+        other => panic!("uniform at binding {binding} is not a struct: {other:?}"),
+    }
+}
+
+#[test]
+fn every_shader_file_validates() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/shaders");
+    let mut n = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "wgsl") {
+            let src = std::fs::read_to_string(&path).unwrap();
+            module(&src, &path.display().to_string());
+            n += 1;
+        }
+    }
+    assert!(n >= 10, "found only {n} shaders");
+}
+
+#[test]
+fn every_kernel_is_registered_with_matching_uniforms() {
+    let rust_step: Vec<(String, usize)> = Step::FIELDS.iter().map(|(n, o)| (n.to_string(), *o)).collect();
+    for k in KernelId::ALL {
+        let src = k.source();
+        let (m, _) = module(src.source, src.file);
+        assert!(
+            m.entry_points.iter().any(|e| e.name == src.entry && e.stage == naga::ShaderStage::Compute),
+            "{k:?}: no compute entry point '{}' in {}",
+            src.entry,
+            src.file
+        );
+        let (fields, size) = uniform_layout(&m, 0).unwrap_or_else(|| panic!("{k:?}: no params uniform at binding 0"));
+        let want: Vec<(String, usize)> = src.params_fields.iter().map(|(n, o)| (n.to_string(), *o)).collect();
+        assert_eq!(fields, want, "{k:?}: WGSL Params differs from Rust");
+        assert_eq!(size, src.params_size, "{k:?}: Params size");
+        let (step, step_size) = uniform_layout(&m, 1).unwrap_or_else(|| panic!("{k:?}: no step uniform at binding 1"));
+        assert_eq!(step, rust_step, "{k:?}: WGSL Step differs from Rust");
+        assert_eq!(step_size, std::mem::size_of::<Step>());
+    }
+}
