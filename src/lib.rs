@@ -9,3 +9,7 @@ pub mod weights;
 pub mod models;
 pub mod text;
 pub mod engine;
+pub mod cli;
+pub mod config;
+pub mod server;
+pub mod worker;

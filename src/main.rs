@@ -1,1 +1,29 @@
-fn main() {}
+//! The `gerbil` binary: one CLI over the library.
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "gerbil", version, about = "Local inference server: OpenAI-compatible HTTP over a wgpu engine")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Generate a completion for one prompt and print it with tokens/s.
+    Complete(gerbil::cli::complete::CompleteArgs),
+    /// Serve the OpenAI-compatible HTTP API.
+    Serve(gerbil::cli::serve::ServeArgs),
+}
+
+fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn,gerbil=info".into()))
+        .with_writer(std::io::stderr)
+        .init();
+    match Cli::parse().command {
+        Command::Complete(args) => gerbil::cli::complete::run(args),
+        Command::Serve(args) => gerbil::cli::serve::run(args),
+    }
+}

@@ -88,6 +88,13 @@ impl Session {
         })
     }
 
+    /// Forgets the sequence so the session (and its KV cache) can serve a new
+    /// one: attention only reads positions below `pos`, so stale keys are harmless.
+    pub fn reset(&mut self) {
+        self.pos = 0;
+        self.last_rows = 0;
+    }
+
     pub fn max_seq(&self) -> usize {
         self.io.max_seq
     }

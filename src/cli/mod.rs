@@ -1,0 +1,4 @@
+//! Subcommands of the `gerbil` binary, one file each.
+
+pub mod complete;
+pub mod serve;

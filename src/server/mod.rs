@@ -1,0 +1,1 @@
+//! The HTTP layer (axum): routes, OpenAI wire types, errors.

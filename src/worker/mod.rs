@@ -1,0 +1,1 @@
+//! The GPU worker thread and its scheduler.
