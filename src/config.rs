@@ -1,11 +1,345 @@
 //! Typed configuration, read once at start-up. The only place that reads the
-//! process environment.
+//! process environment (directly, or through clap's `env` attributes).
+//!
+//! `gerbil serve` layers: config/default.toml (compiled in) <- the file given
+//! with --config <- CLI flags / GERBIL_* variables.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
 
 use crate::weights::hub::HubOptions;
+use crate::weights::WeightFormat;
 
 /// Hugging Face hub settings from the standard variables (HF_HOME is read by hf-hub itself).
 pub fn hub_options_from_env(progress: bool) -> HubOptions {
     let offline = std::env::var("HF_HUB_OFFLINE").is_ok_and(|v| matches!(v.as_str(), "1" | "true" | "TRUE" | "yes"));
     let token = std::env::var("HF_TOKEN").ok().filter(|t| !t.is_empty());
     HubOptions { offline, token, progress }
+}
+
+const DEFAULT_TOML: &str = include_str!("../config/default.toml");
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{path}: {msg}")]
+    File { path: PathBuf, msg: String },
+    #[error("invalid configuration: {0}")]
+    Invalid(String),
+}
+
+/// `gerbil serve` flags. Each overrides the config files; unset ones keep them.
+#[derive(clap::Args, Debug, Default, Clone)]
+pub struct ServeArgs {
+    /// A TOML file layered over the built-in config/default.toml.
+    #[arg(long, env = "GERBIL_CONFIG")]
+    pub config: Option<PathBuf>,
+    /// Address to bind, e.g. 127.0.0.1:8080.
+    #[arg(long, env = "GERBIL_LISTEN")]
+    pub listen: Option<SocketAddr>,
+    /// A model to serve: HF repo id, local folder or .gguf file. Repeat (or
+    /// comma-separate in GERBIL_MODELS) for several; replaces the config's list.
+    #[arg(long = "model", env = "GERBIL_MODELS", value_delimiter = ',')]
+    pub models: Vec<String>,
+    /// Keep the weights of --model models in f32 instead of INT4 groups.
+    #[arg(long)]
+    pub f32: bool,
+    /// Require `Authorization: Bearer <key>` on /v1/*.
+    #[arg(long, env = "GERBIL_API_KEY", hide_env_values = true)]
+    pub api_key: Option<String>,
+    /// Allowed CORS origin (repeat; "*" for any). CORS is off without one.
+    #[arg(long = "cors-origin", env = "GERBIL_CORS_ORIGINS", value_delimiter = ',')]
+    pub cors_origins: Vec<String>,
+    #[arg(long, env = "GERBIL_MAX_QUEUE")]
+    pub max_queue: Option<usize>,
+    #[arg(long, env = "GERBIL_MAX_SLOTS")]
+    pub max_slots: Option<usize>,
+    #[arg(long, env = "GERBIL_MAX_TOKENS")]
+    pub max_tokens: Option<usize>,
+    #[arg(long, env = "GERBIL_MAX_CONTEXT")]
+    pub max_context: Option<usize>,
+    #[arg(long, env = "GERBIL_REQUEST_TIMEOUT_S")]
+    pub request_timeout_s: Option<u64>,
+    #[arg(long, env = "GERBIL_BODY_LIMIT_BYTES")]
+    pub body_limit_bytes: Option<usize>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServeConfig {
+    pub listen: SocketAddr,
+    #[serde(default)]
+    pub api_key: Option<String>,
+    #[serde(default)]
+    pub cors_origins: Vec<String>,
+    #[serde(deserialize_with = "models_list")]
+    pub models: Vec<ModelSpec>,
+    pub limits: Limits,
+    pub debug: DebugConfig,
+    #[serde(skip)]
+    pub hub: HubOptions,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Limits {
+    pub max_queue: usize,
+    pub max_slots: usize,
+    pub max_tokens: usize,
+    pub max_context: usize,
+    pub max_n: usize,
+    pub prefill_chunk: usize,
+    pub request_timeout_s: u64,
+    pub body_limit_bytes: usize,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DebugConfig {
+    pub step_delay_ms: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum WeightKind {
+    #[default]
+    Int4,
+    F32,
+}
+
+/// One model to load.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ModelSpec {
+    /// HF repo id, local folder or .gguf path.
+    pub source: String,
+    /// The id clients send as `model`; defaults to `source`.
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub format: WeightKind,
+    #[serde(default = "default_group")]
+    pub group_size: usize,
+    /// Overrides limits.max_slots for this model.
+    #[serde(default)]
+    pub max_slots: Option<usize>,
+}
+
+fn default_group() -> usize {
+    32
+}
+
+impl ModelSpec {
+    pub fn from_source(source: &str) -> Self {
+        ModelSpec { source: source.to_string(), name: None, format: WeightKind::Int4, group_size: 32, max_slots: None }
+    }
+
+    pub fn id(&self) -> &str {
+        self.name.as_deref().unwrap_or(&self.source)
+    }
+
+    pub fn weight_format(&self) -> WeightFormat {
+        match self.format {
+            WeightKind::F32 => WeightFormat::F32,
+            WeightKind::Int4 => WeightFormat::Int4 { group: self.group_size },
+        }
+    }
+}
+
+/// `models` entries may be plain strings or tables.
+fn models_list<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<ModelSpec>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Entry {
+        Source(String),
+        Full(ModelSpec),
+    }
+    let entries = Vec::<Entry>::deserialize(d)?;
+    Ok(entries
+        .into_iter()
+        .map(|e| match e {
+            Entry::Source(s) => ModelSpec::from_source(&s),
+            Entry::Full(m) => m,
+        })
+        .collect())
+}
+
+impl Limits {
+    pub fn request_timeout(&self) -> Duration {
+        Duration::from_secs(self.request_timeout_s)
+    }
+}
+
+impl ServeConfig {
+    /// The built-in defaults alone (tests start from these).
+    pub fn defaults() -> Result<Self, ConfigError> {
+        Self::from_toml(DEFAULT_TOML, None)
+    }
+
+    /// Defaults <- `args.config` <- flags and environment.
+    pub fn load(args: &ServeArgs) -> Result<Self, ConfigError> {
+        let overlay = match &args.config {
+            Some(p) => Some((read(p)?, p.as_path())),
+            None => None,
+        };
+        let mut cfg = match overlay {
+            Some((text, path)) => Self::from_toml(&text, Some(path))?,
+            None => Self::defaults()?,
+        };
+        cfg.apply(args);
+        cfg.hub = hub_options_from_env(false);
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    fn from_toml(overlay: &str, path: Option<&Path>) -> Result<Self, ConfigError> {
+        let file_err = |msg: String| ConfigError::File {
+            path: path.map_or_else(|| "config/default.toml".into(), Into::into),
+            msg,
+        };
+        let mut base: toml::Table = DEFAULT_TOML
+            .parse()
+            .map_err(|e: toml::de::Error| ConfigError::Invalid(format!("built-in defaults: {e}")))?;
+        if path.is_some() {
+            let top: toml::Table = overlay.parse().map_err(|e: toml::de::Error| file_err(e.to_string()))?;
+            merge(&mut base, top);
+        }
+        let cfg: ServeConfig =
+            toml::Value::Table(base).try_into().map_err(|e: toml::de::Error| file_err(e.to_string()))?;
+        Ok(cfg)
+    }
+
+    fn apply(&mut self, a: &ServeArgs) {
+        if let Some(v) = a.listen {
+            self.listen = v;
+        }
+        if !a.models.is_empty() {
+            self.models =
+                a.models.iter().filter(|s| !s.trim().is_empty()).map(|s| ModelSpec::from_source(s.trim())).collect();
+        }
+        if a.f32 {
+            for m in &mut self.models {
+                m.format = WeightKind::F32;
+            }
+        }
+        if let Some(k) = &a.api_key {
+            self.api_key = Some(k.clone());
+        }
+        if !a.cors_origins.is_empty() {
+            self.cors_origins = a.cors_origins.clone();
+        }
+        let l = &mut self.limits;
+        let set = |dst: &mut usize, v: Option<usize>| {
+            if let Some(v) = v {
+                *dst = v;
+            }
+        };
+        set(&mut l.max_queue, a.max_queue);
+        set(&mut l.max_slots, a.max_slots);
+        set(&mut l.max_tokens, a.max_tokens);
+        set(&mut l.max_context, a.max_context);
+        set(&mut l.body_limit_bytes, a.body_limit_bytes);
+        if let Some(v) = a.request_timeout_s {
+            l.request_timeout_s = v;
+        }
+    }
+
+    pub fn validate(&mut self) -> Result<(), ConfigError> {
+        if self.api_key.as_deref().is_some_and(|k| k.is_empty()) {
+            self.api_key = None;
+        }
+        let l = &self.limits;
+        let positive = [
+            ("limits.max_queue", l.max_queue),
+            ("limits.max_slots", l.max_slots),
+            ("limits.max_tokens", l.max_tokens),
+            ("limits.max_context", l.max_context),
+            ("limits.max_n", l.max_n),
+            ("limits.prefill_chunk", l.prefill_chunk),
+            ("limits.request_timeout_s", l.request_timeout_s as usize),
+            ("limits.body_limit_bytes", l.body_limit_bytes),
+        ];
+        if let Some((name, _)) = positive.iter().find(|(_, v)| *v == 0) {
+            return Err(ConfigError::Invalid(format!("{name} must be at least 1")));
+        }
+        if self.models.is_empty() {
+            return Err(ConfigError::Invalid("no models to serve: pass --model or list models in the config".into()));
+        }
+        let mut ids: Vec<&str> = self.models.iter().map(ModelSpec::id).collect();
+        ids.sort_unstable();
+        if let Some(w) = ids.windows(2).find(|w| w[0] == w[1]) {
+            return Err(ConfigError::Invalid(format!("two models share the name '{}'", w[0])));
+        }
+        for m in &self.models {
+            if ![32, 64, 128].contains(&m.group_size) {
+                return Err(ConfigError::Invalid(format!("model '{}': group_size must be 32, 64 or 128", m.id())));
+            }
+            if m.max_slots == Some(0) {
+                return Err(ConfigError::Invalid(format!("model '{}': max_slots must be at least 1", m.id())));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn read(path: &Path) -> Result<String, ConfigError> {
+    std::fs::read_to_string(path).map_err(|e| ConfigError::File { path: path.into(), msg: e.to_string() })
+}
+
+/// Tables merge key by key; any other value (lists included) replaces.
+fn merge(base: &mut toml::Table, top: toml::Table) {
+    for (k, v) in top {
+        match (base.get_mut(&k), v) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(t)) => merge(b, t),
+            (_, v) => {
+                base.insert(k, v);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_parse() {
+        let c = ServeConfig::defaults().unwrap();
+        assert_eq!(c.listen.to_string(), "127.0.0.1:8080");
+        assert_eq!(c.models[0].id(), "HuggingFaceTB/SmolLM2-135M-Instruct");
+        assert!(c.cors_origins.is_empty() && c.api_key.is_none());
+    }
+
+    #[test]
+    fn file_then_flags() {
+        let dir = std::env::temp_dir().join(format!("gerbil-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("c.toml");
+        std::fs::write(
+            &path,
+            "models = [{ source = \"a/b\", name = \"m\", format = \"f32\" }]\n[limits]\nmax_slots = 3\n",
+        )
+        .unwrap();
+        let args = ServeArgs { config: Some(path.clone()), max_queue: Some(5), ..Default::default() };
+        let c = ServeConfig::load(&args).unwrap();
+        assert_eq!((c.limits.max_slots, c.limits.max_queue, c.limits.max_tokens), (3, 5, 2048));
+        assert_eq!(c.models[0].id(), "m");
+        assert_eq!(c.models[0].weight_format(), WeightFormat::F32);
+        let args = ServeArgs { config: Some(path), models: vec!["x/y".into()], ..Default::default() };
+        assert_eq!(ServeConfig::load(&args).unwrap().models, vec![ModelSpec::from_source("x/y")]);
+    }
+
+    #[test]
+    fn typos_and_zero_limits_are_refused() {
+        let dir = std::env::temp_dir().join(format!("gerbil-config-bad-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("c.toml");
+        std::fs::write(&path, "[limits]\nmax_slot = 3\n").unwrap();
+        let err = ServeConfig::load(&ServeArgs { config: Some(path), ..Default::default() }).unwrap_err();
+        assert!(err.to_string().contains("max_slot"), "{err}");
+        let err = ServeConfig::load(&ServeArgs { max_slots: Some(0), ..Default::default() }).unwrap_err();
+        assert!(err.to_string().contains("max_slots"), "{err}");
+    }
 }

@@ -2,14 +2,17 @@
 //! model, quantizes weights to INT4 groups at load, and runs WGSL kernels
 //! through wgpu.
 
-pub mod gpu;
-pub mod graph;
-pub mod reference;
-pub mod weights;
-pub mod models;
-pub mod text;
-pub mod engine;
+pub mod bench;
 pub mod cli;
 pub mod config;
+pub mod engine;
+pub mod gguf;
+pub mod gpu;
+pub mod graph;
+pub mod models;
+pub mod passes;
+pub mod reference;
 pub mod server;
+pub mod text;
+pub mod weights;
 pub mod worker;

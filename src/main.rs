@@ -13,17 +13,22 @@ struct Cli {
 enum Command {
     /// Generate a completion for one prompt and print it with tokens/s.
     Complete(gerbil::cli::complete::CompleteArgs),
+    /// Measure kernels and whole-model decode with random weights of real configs.
+    Bench(gerbil::cli::bench::BenchArgs),
     /// Serve the OpenAI-compatible HTTP API.
     Serve(gerbil::cli::serve::ServeArgs),
 }
 
 fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn,gerbil=info".into()))
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn,gerbil=info".into()),
+        )
         .with_writer(std::io::stderr)
         .init();
     match Cli::parse().command {
         Command::Complete(args) => gerbil::cli::complete::run(args),
+        Command::Bench(args) => gerbil::cli::bench::run(args),
         Command::Serve(args) => gerbil::cli::serve::run(args),
     }
 }

@@ -34,32 +34,19 @@ fn embed_f32_and_int4() {
         let q = Int4Matrix::quantize(&table, vocab, width, 32).unwrap();
         for int4 in [false, true] {
             let mut g = Graph::default();
-            let tok = g.bound(
-                "tokens",
-                DeviceTensor::u32(&gpu(), "tokens", &tokens).unwrap(),
-            );
+            let tok = g.bound("tokens", DeviceTensor::u32(&gpu(), "tokens", &tokens).unwrap());
             let tab = if int4 {
                 g.bound("table", DeviceTensor::int4(&gpu(), "table", &q).unwrap())
             } else {
                 f32t(&mut g, "table", &table, width)
             };
             let out = g.activation("out", width, Rows::Tokens);
-            g.push(Op::Embed {
-                tokens: tok,
-                table: tab,
-                out,
-            });
+            g.push(Op::Embed { tokens: tok, table: tab, out });
             g.outputs.push(out);
             let plan = run(g, m, 0, m);
             let src = if int4 { q.dequantize() } else { table.clone() };
             let want = reference::embed(&src, width, &tokens);
-            assert_close(
-                "embed",
-                &plan.read_f32(out, m * width).unwrap(),
-                &want,
-                0.0,
-                0.0,
-            );
+            assert_close("embed", &plan.read_f32(out, m * width).unwrap(), &want, 0.0, 0.0);
         }
     }
 }
@@ -67,37 +54,18 @@ fn embed_f32_and_int4() {
 #[test]
 fn rmsnorm_rows_and_heads() {
     let mut r = rng("rmsnorm");
-    for (dim, rpt, m, add_unit) in [
-        (64, 1, 3, false),
-        (100, 1, 1, true),
-        (333, 2, 4, false),
-        (16, 4, 7, true),
-    ] {
+    for (dim, rpt, m, add_unit) in [(64, 1, 3, false), (100, 1, 1, true), (333, 2, 4, false), (16, 4, 7, true)] {
         let x = randn(&mut r, m * dim * rpt);
         let w = randn(&mut r, dim);
         let mut g = Graph::default();
         let xt = f32t(&mut g, "x", &x, dim * rpt);
         let wt = f32t(&mut g, "w", &w, dim);
         let out = g.activation("y", dim * rpt, Rows::Tokens);
-        g.push(Op::RmsNorm {
-            x: xt,
-            weight: wt,
-            out,
-            dim,
-            rows_per_token: rpt,
-            eps: 1e-5,
-            add_unit,
-        });
+        g.push(Op::RmsNorm { x: xt, weight: wt, out, dim, rows_per_token: rpt, eps: 1e-5, add_unit });
         g.outputs.push(out);
         let plan = run(g, m, 0, m);
         let want = reference::rmsnorm(&x, &w, dim, 1e-5, add_unit);
-        assert_close(
-            "rmsnorm",
-            &plan.read_f32(out, x.len()).unwrap(),
-            &want,
-            1e-5,
-            1e-5,
-        );
+        assert_close("rmsnorm", &plan.read_f32(out, x.len()).unwrap(), &want, 1e-5, 1e-5);
     }
 }
 
@@ -120,32 +88,21 @@ fn check_matmul(
     let (wt, w_eff) = match int4_group {
         Some(group) => {
             let q = Int4Matrix::quantize(&w, n, k, group).unwrap();
-            (
-                g.bound("w", DeviceTensor::int4(&gpu(), "w", &q).unwrap()),
-                q.dequantize(),
-            )
+            (g.bound("w", DeviceTensor::int4(&gpu(), "w", &q).unwrap()), q.dequantize())
         }
         None => (f32t(&mut g, "w", &w, k), w.clone()),
     };
     let bt = bias.then(|| f32t(&mut g, "b", &b, n));
     let rows = if last_row { Rows::One } else { Rows::Tokens };
     let out = g.activation("y", n, rows);
-    g.push(Op::MatMul {
-        x: xt,
-        w: wt,
-        bias: bt,
-        out,
-        last_row,
-    });
+    g.push(Op::MatMul { x: xt, w: wt, bias: bt, out, last_row });
     g.outputs.push(out);
     let plan = run(g, m, 0, max_tokens);
     let kernel = plan.dispatch_specs().next().unwrap().kernel;
     let xs = if last_row { &x[(m - 1) * k..] } else { &x[..] };
     let want = reference::matmul(xs, &w_eff, bias.then_some(&b[..]), k);
     let got = plan.read_f32(out, want.len()).unwrap();
-    let what = format!(
-        "{kernel:?} m={m} n={n} k={k} group={int4_group:?} bias={bias} last_row={last_row}"
-    );
+    let what = format!("{kernel:?} m={m} n={n} k={k} group={int4_group:?} bias={bias} last_row={last_row}");
     assert_close(&what, &got, &want, 2e-5 * (k as f32).sqrt(), 1e-5);
 }
 
@@ -160,26 +117,14 @@ fn matvec_f32_shapes() {
 
 #[test]
 fn matmul_f32_tiled_shapes() {
-    for (m, n, k) in [
-        (2, 5, 3),
-        (33, 65, 31),
-        (70, 130, 100),
-        (32, 64, 64),
-        (5, 200, 257),
-    ] {
+    for (m, n, k) in [(2, 5, 3), (33, 65, 31), (70, 130, 100), (32, 64, 64), (5, 200, 257)] {
         check_matmul(m, n, k, None, m % 2 == 0, false, m.max(2));
     }
 }
 
 #[test]
 fn matvec_int4_shapes() {
-    for (n, k, group) in [
-        (1, 32, 32),
-        (9, 64, 32),
-        (100, 256, 64),
-        (257, 576, 64),
-        (300, 896, 128),
-    ] {
+    for (n, k, group) in [(1, 32, 32), (9, 64, 32), (100, 256, 64), (257, 576, 64), (300, 896, 128)] {
         check_matmul(1, n, k, Some(group), false, false, 1);
         check_matmul(1, n, k, Some(group), true, false, 1);
     }
@@ -188,12 +133,7 @@ fn matvec_int4_shapes() {
 
 #[test]
 fn matmul_int4_tiled_shapes() {
-    for (m, n, k, group) in [
-        (2, 3, 32, 32),
-        (33, 65, 96, 32),
-        (70, 130, 256, 128),
-        (17, 200, 576, 64),
-    ] {
+    for (m, n, k, group) in [(2, 3, 32, 32), (33, 65, 96, 32), (70, 130, 256, 128), (17, 200, 576, 64)] {
         check_matmul(m, n, k, Some(group), m % 2 == 1, false, m);
     }
 }
@@ -214,11 +154,9 @@ fn cos_sin_table(max_pos: usize, rotary: usize, theta: f32) -> Vec<[f32; 2]> {
 #[test]
 fn rope_neox_interleaved_partial() {
     let mut r = rng("rope");
-    for (nq, nkv, hd, rot, inter, m, pos0) in [
-        (4, 2, 16, 16, false, 5, 0),
-        (3, 1, 32, 16, false, 3, 7),
-        (2, 2, 8, 8, true, 4, 11),
-    ] {
+    for (nq, nkv, hd, rot, inter, m, pos0) in
+        [(4, 2, 16, 16, false, 5, 0), (3, 1, 32, 16, false, 3, 7), (2, 2, 8, 8, true, 4, 11)]
+    {
         let max_pos = 64;
         let q = randn(&mut r, m * nq * hd);
         let k = randn(&mut r, m * nkv * hd);
@@ -230,41 +168,16 @@ fn rope_neox_interleaved_partial() {
         let cs = f32t(&mut g, "cos_sin", &flat, 2);
         let qo = g.activation("q_out", nq * hd, Rows::Tokens);
         let ko = g.activation("k_out", nkv * hd, Rows::Tokens);
-        let attrs = RopeAttrs {
-            n_q_heads: nq,
-            n_kv_heads: nkv,
-            head_dim: hd,
-            rotary_dim: rot,
-            interleaved: inter,
-            max_pos,
-        };
-        g.push(Op::Rope {
-            q: qt,
-            k: kt,
-            cos_sin: cs,
-            q_out: qo,
-            k_out: ko,
-            attrs,
-        });
+        let attrs =
+            RopeAttrs { n_q_heads: nq, n_kv_heads: nkv, head_dim: hd, rotary_dim: rot, interleaved: inter, max_pos };
+        g.push(Op::Rope { q: qt, k: kt, cos_sin: cs, q_out: qo, k_out: ko, attrs });
         g.outputs.extend([qo, ko]);
         let plan = run(g, m, pos0, m);
         let pos: Vec<usize> = (pos0..pos0 + m).collect();
         let wq = reference::rope(&q, nq, hd, rot, inter, &table, &pos);
         let wk = reference::rope(&k, nkv, hd, rot, inter, &table, &pos);
-        assert_close(
-            "rope q",
-            &plan.read_f32(qo, q.len()).unwrap(),
-            &wq,
-            1e-6,
-            1e-6,
-        );
-        assert_close(
-            "rope k",
-            &plan.read_f32(ko, k.len()).unwrap(),
-            &wk,
-            1e-6,
-            1e-6,
-        );
+        assert_close("rope q", &plan.read_f32(qo, q.len()).unwrap(), &wq, 1e-6, 1e-6);
+        assert_close("rope k", &plan.read_f32(ko, k.len()).unwrap(), &wk, 1e-6, 1e-6);
     }
 }
 
@@ -273,11 +186,7 @@ fn rope_neox_interleaved_partial() {
 #[test]
 fn kv_append_and_attention_gqa() {
     let mut r = rng("attention");
-    for (nh, nkv, hd, m1, m2, max_seq) in [
-        (4, 2, 16, 5, 1, 32),
-        (6, 3, 64, 300, 2, 400),
-        (2, 1, 128, 1, 3, 8),
-    ] {
+    for (nh, nkv, hd, m1, m2, max_seq) in [(4, 2, 16, 5, 1, 32), (6, 3, 64, 300, 2, 400), (2, 1, 128, 1, 3, 8)] {
         let scale = 1.0 / (hd as f32).sqrt();
         let mut cache = reference::KvCache::new(nkv, max_seq, hd);
         let kc = DeviceTensor::zeros(&gpu(), "k_cache", nkv * max_seq * hd, hd).unwrap();
@@ -288,37 +197,13 @@ fn kv_append_and_attention_gqa() {
             let k = randn(&mut r, m * nkv * hd);
             let v = randn(&mut r, m * nkv * hd);
             let mut g = Graph::default();
-            let (qt, kt, vt) = (
-                f32t(&mut g, "q", &q, nh * hd),
-                f32t(&mut g, "k", &k, nkv * hd),
-                f32t(&mut g, "v", &v, nkv * hd),
-            );
-            let (kct, vct) = (
-                g.bound("kc", Arc::clone(&kc)),
-                g.bound("vc", Arc::clone(&vc)),
-            );
+            let (qt, kt, vt) =
+                (f32t(&mut g, "q", &q, nh * hd), f32t(&mut g, "k", &k, nkv * hd), f32t(&mut g, "v", &v, nkv * hd));
+            let (kct, vct) = (g.bound("kc", Arc::clone(&kc)), g.bound("vc", Arc::clone(&vc)));
             let out = g.activation("out", nh * hd, Rows::Tokens);
-            let shape = AttnShape {
-                n_heads: nh,
-                n_kv_heads: nkv,
-                head_dim: hd,
-                max_seq,
-            };
-            g.push(Op::KvAppend {
-                k: kt,
-                v: vt,
-                k_cache: kct,
-                v_cache: vct,
-                attrs: shape,
-            });
-            g.push(Op::Attention {
-                q: qt,
-                k_cache: kct,
-                v_cache: vct,
-                out,
-                attrs: shape,
-                scale,
-            });
+            let shape = AttnShape { n_heads: nh, n_kv_heads: nkv, head_dim: hd, max_seq };
+            g.push(Op::KvAppend { k: kt, v: vt, k_cache: kct, v_cache: vct, attrs: shape });
+            g.push(Op::Attention { q: qt, k_cache: kct, v_cache: vct, out, attrs: shape, scale });
             g.outputs.push(out);
             let plan = run(g, m, pos0, m);
             cache.append(&k, &v, pos0);
@@ -355,44 +240,21 @@ fn swiglu_and_add() {
         let (at, bt) = (f32t(&mut g, "a", &a, width), f32t(&mut g, "b", &b, width));
         let s = g.activation("s", width, Rows::Tokens);
         let t = g.activation("t", width, Rows::Tokens);
-        g.push(Op::SwiGlu {
-            gate: at,
-            up: bt,
-            out: s,
-        });
-        g.push(Op::Add {
-            a: at,
-            b: bt,
-            out: t,
-        });
+        g.push(Op::SwiGlu { gate: at, up: bt, out: s });
+        g.push(Op::Add { a: at, b: bt, out: t });
         g.outputs.extend([s, t]);
         let plan = run(g, m, 0, m);
-        assert_close(
-            "swiglu",
-            &plan.read_f32(s, a.len()).unwrap(),
-            &reference::swiglu(&a, &b),
-            1e-6,
-            1e-5,
-        );
-        assert_close(
-            "add",
-            &plan.read_f32(t, a.len()).unwrap(),
-            &reference::add(&a, &b),
-            0.0,
-            0.0,
-        );
+        assert_close("swiglu", &plan.read_f32(s, a.len()).unwrap(), &reference::swiglu(&a, &b), 1e-6, 1e-5);
+        assert_close("add", &plan.read_f32(t, a.len()).unwrap(), &reference::add(&a, &b), 0.0, 0.0);
     }
 }
 
 #[test]
 fn argmax_rows_and_ties() {
     let mut r = rng("argmax");
-    for (n, m, last_row, tie) in [
-        (1, 1, false, false),
-        (1000, 1, false, true),
-        (49152, 3, true, false),
-        (7, 4, true, true),
-    ] {
+    for (n, m, last_row, tie) in
+        [(1, 1, false, false), (1000, 1, false, true), (49152, 3, true, false), (7, 4, true, true)]
+    {
         let mut logits = randn(&mut r, n * m);
         let row = if last_row { m - 1 } else { 0 };
         if tie && n > 2 {
@@ -402,21 +264,10 @@ fn argmax_rows_and_ties() {
         }
         let mut g = Graph::default();
         let lt = f32t(&mut g, "logits", &logits, n);
-        let out = g.bound(
-            "token",
-            DeviceTensor::u32(&gpu(), "token", &[u32::MAX]).unwrap(),
-        );
-        g.push(Op::Argmax {
-            logits: lt,
-            out,
-            last_row,
-        });
+        let out = g.bound("token", DeviceTensor::u32(&gpu(), "token", &[u32::MAX]).unwrap());
+        g.push(Op::Argmax { logits: lt, out, last_row });
         let plan = run(g, m, 0, m);
         let got = gpu().read_u32(plan.buffer(out), 1).unwrap()[0];
-        assert_eq!(
-            got,
-            reference::argmax(&logits[row * n..(row + 1) * n]),
-            "n={n} m={m}"
-        );
+        assert_eq!(got, reference::argmax(&logits[row * n..(row + 1) * n]), "n={n} m={m}");
     }
 }

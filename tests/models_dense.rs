@@ -39,7 +39,8 @@ fn reference(name: &str) -> Reference {
         st.tensor(n).unwrap().data().chunks_exact(8).map(|b| i64::from_le_bytes(b.try_into().unwrap()) as u32).collect()
     };
     let (prefill_logits, shape) = f32s("prefill_logits");
-    let meta: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(fixture(name).join("meta.json")).unwrap()).unwrap();
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture(name).join("meta.json")).unwrap()).unwrap();
     Reference {
         prompt: ids("prompt_ids"),
         prefill_logits,
@@ -59,7 +60,7 @@ fn max_diff(a: &[f32], b: &[f32]) -> f32 {
 /// logits within `tol` and every token identical to transformers'.
 fn check(name: &str, format: WeightFormat, tol: f32) {
     let r = reference(name);
-    let opts = LoadOptions { format, max_context: 128, prefill_chunk: 64 };
+    let opts = LoadOptions { format, max_context: 128, prefill_chunk: 64, ..Default::default() };
     let model = TextModel::load(&gpu(), &fixture(name), opts).unwrap();
     let tok = model.tokenizer.as_ref().unwrap();
     assert_eq!(tok.encode(&r.prompt_text, false).unwrap(), r.prompt, "{name}: tokenizer");
@@ -110,7 +111,8 @@ fn qwen3_qk_norm_f32() {
 
 #[test]
 fn int4_every_family_and_group_size() {
-    for (name, group) in [("llama", 32), ("llama3_rope", 64), ("llama_linear_rope", 32), ("qwen2", 64), ("qwen3", 128)] {
+    for (name, group) in [("llama", 32), ("llama3_rope", 64), ("llama_linear_rope", 32), ("qwen2", 64), ("qwen3", 128)]
+    {
         check(name, WeightFormat::Int4 { group }, 1e-3);
     }
 }
@@ -119,7 +121,12 @@ fn int4_every_family_and_group_size() {
 #[test]
 fn pipelined_generate_matches_reference() {
     let r = reference("qwen3");
-    let model = TextModel::load(&gpu(), &fixture("qwen3"), LoadOptions { format: F32, max_context: 64, prefill_chunk: 5 }).unwrap();
+    let model = TextModel::load(
+        &gpu(),
+        &fixture("qwen3"),
+        LoadOptions { format: F32, max_context: 64, prefill_chunk: 5, ..Default::default() },
+    )
+    .unwrap();
     let mut s = Session::new(&model, SessionOptions::default()).unwrap();
     let got = s.generate(&r.prompt, r.generated.len(), |_| true).unwrap();
     assert_eq!(got, r.generated);

@@ -26,7 +26,7 @@ fn scratch_copy(name: &str, tag: &str) -> PathBuf {
 }
 
 fn load_err(dir: &Path) -> String {
-    let opts = LoadOptions { format: WeightFormat::F32, max_context: 64, prefill_chunk: 16 };
+    let opts = LoadOptions { format: WeightFormat::F32, max_context: 64, prefill_chunk: 16, ..Default::default() };
     match TextModel::load(&gpu(), dir, opts) {
         Ok(_) => panic!("{} loaded but should not", dir.display()),
         Err(e) => e.to_string(),

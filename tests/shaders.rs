@@ -15,7 +15,8 @@ fn module(src: &str, file: &str) -> (naga::Module, naga::valid::ModuleInfo) {
 /// (name, offset) of the struct behind the uniform at @binding(b), and its size.
 fn uniform_layout(m: &naga::Module, binding: u32) -> Option<(Vec<(String, usize)>, usize)> {
     let var = m.global_variables.iter().find(|(_, v)| {
-        v.space == naga::AddressSpace::Uniform && v.binding.as_ref().is_some_and(|b| b.group == 0 && b.binding == binding)
+        v.space == naga::AddressSpace::Uniform
+            && v.binding.as_ref().is_some_and(|b| b.group == 0 && b.binding == binding)
     })?;
     match &m.types[var.1.ty].inner {
         naga::TypeInner::Struct { members, span } => Some((

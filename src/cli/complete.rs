@@ -8,13 +8,14 @@ use anyhow::Context;
 
 use crate::engine::{LoadOptions, Session, SessionOptions, TextModel};
 use crate::gpu::{Gpu, GpuOptions};
+use crate::passes::FusionConfig;
 use crate::text::tokenizer::StreamDecoder;
 use crate::weights::hub::resolve_model;
 use crate::weights::WeightFormat;
 
 #[derive(clap::Args, Debug)]
 pub struct CompleteArgs {
-    /// A local model folder (config.json + safetensors + tokenizer.json) or a Hugging Face repo id.
+    /// A GGUF file, a local model folder (config.json + safetensors + tokenizer.json) or a Hugging Face repo id.
     #[arg(long)]
     pub model: String,
     #[arg(long)]
@@ -35,6 +36,9 @@ pub struct CompleteArgs {
     pub ignore_eos: bool,
     #[arg(long, default_value_t = 4096)]
     pub max_context: usize,
+    /// Disable the decode fusion passes (debugging).
+    #[arg(long)]
+    pub no_fusion: bool,
 }
 
 pub fn run(args: CompleteArgs) -> anyhow::Result<()> {
@@ -45,8 +49,9 @@ pub fn run(args: CompleteArgs) -> anyhow::Result<()> {
     let dir = resolve_model(&args.model, &crate::config::hub_options_from_env(true))?;
     let gpu = Gpu::new(&GpuOptions::default())?;
     let t0 = Instant::now();
-    let opts = LoadOptions { format, max_context: args.max_context, ..Default::default() };
-    let model = TextModel::load(&gpu, &dir, opts).with_context(|| format!("loading {}", dir.display()))?;
+    let fusion = if args.no_fusion { FusionConfig::none() } else { FusionConfig::default() };
+    let opts = LoadOptions { format, max_context: args.max_context, fusion, ..Default::default() };
+    let model = TextModel::load_path(&gpu, &dir, opts).with_context(|| format!("loading {}", dir.display()))?;
     let load_s = t0.elapsed().as_secs_f64();
     let tok = model.tokenizer.as_ref().context("the model folder has no tokenizer.json")?;
     let mut prompt = tok.encode(&args.prompt, true)?;

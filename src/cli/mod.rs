@@ -1,4 +1,5 @@
 //! Subcommands of the `gerbil` binary, one file each.
 
+pub mod bench;
 pub mod complete;
 pub mod serve;

@@ -10,6 +10,7 @@ use crate::graph::{DeviceTensor, Plan, PlanOptions, TensorId};
 use crate::models::llama::{build_graph, GraphIo, Mode};
 use crate::models::rope::{cos_sin_table, inv_freq};
 use crate::models::ModelError;
+use crate::passes::{self, PassLimits};
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SessionOptions {
@@ -32,6 +33,8 @@ pub struct Session {
     last_rows: usize,
     last_was_prefill: bool,
     staging: Vec<wgpu::Buffer>,
+    /// What the fusion passes did to the decode graph.
+    pub pass_reports: Vec<passes::PassReport>,
 }
 
 fn tensor_buf(t: &DeviceTensor) -> &wgpu::Buffer {
@@ -53,12 +56,21 @@ impl Session {
             tokens_in: DeviceTensor::u32(gpu, "tokens_in", &vec![0; chunk])?,
             next_token: DeviceTensor::u32(gpu, "next_token", &[0])?,
             cos_sin: DeviceTensor::f32(gpu, "rope.cos_sin", &table, 2)?,
-            k_cache: (0..c.layers).map(|i| DeviceTensor::zeros(gpu, &format!("k_cache.{i}"), kv_len, c.head_dim)).collect::<Result<_, _>>()?,
-            v_cache: (0..c.layers).map(|i| DeviceTensor::zeros(gpu, &format!("v_cache.{i}"), kv_len, c.head_dim)).collect::<Result<_, _>>()?,
+            k_cache: (0..c.layers)
+                .map(|i| DeviceTensor::zeros(gpu, &format!("k_cache.{i}"), kv_len, c.head_dim))
+                .collect::<Result<_, _>>()?,
+            v_cache: (0..c.layers)
+                .map(|i| DeviceTensor::zeros(gpu, &format!("v_cache.{i}"), kv_len, c.head_dim))
+                .collect::<Result<_, _>>()?,
             max_seq,
         };
         let pre = build_graph(c, &model.weights, &io, Mode::Prefill { all_logits: opts.all_logits });
-        let dec = build_graph(c, &model.weights, &io, Mode::Decode);
+        let mut dec = build_graph(c, &model.weights, &io, Mode::Decode);
+        let limits = PassLimits { max_storage_buffers_per_stage: gpu.caps.max_storage_buffers_per_stage };
+        let pass_reports = passes::run(&mut dec.graph, &model.opts.fusion, limits);
+        for r in &pass_reports {
+            tracing::debug!(pass = r.pass, fused = r.fused, skipped = ?r.skipped, "fusion pass");
+        }
         let (prefill_logits, decode_logits) = (pre.logits, dec.logits);
         let prefill = Plan::new(gpu, pre.graph, PlanOptions { max_tokens: chunk })?;
         let decode = Plan::new(gpu, dec.graph, PlanOptions { max_tokens: 1 })?;
@@ -85,6 +97,7 @@ impl Session {
             last_rows: 0,
             last_was_prefill: false,
             staging,
+            pass_reports,
         })
     }
 
@@ -155,14 +168,23 @@ impl Session {
 
     /// Logits of the last step: [rows, vocab] (rows > 1 only after an all-logits prefill).
     pub fn logits(&self) -> Result<Vec<f32>, ModelError> {
-        let (plan, t) = if self.last_was_prefill { (&self.prefill, self.prefill_logits) } else { (&self.decode, self.decode_logits) };
+        let (plan, t) = if self.last_was_prefill {
+            (&self.prefill, self.prefill_logits)
+        } else {
+            (&self.decode, self.decode_logits)
+        };
         Ok(plan.read_f32(t, self.last_rows * self.vocab)?)
     }
 
     /// Greedy generation after `prompt`: calls `on_token` for each new token
     /// until it returns false or `max_new` tokens were produced. Step t+1 is in
     /// flight on the GPU while token t is read back and handled.
-    pub fn generate(&mut self, prompt: &[u32], max_new: usize, mut on_token: impl FnMut(u32) -> bool) -> Result<Vec<u32>, ModelError> {
+    pub fn generate(
+        &mut self,
+        prompt: &[u32],
+        max_new: usize,
+        mut on_token: impl FnMut(u32) -> bool,
+    ) -> Result<Vec<u32>, ModelError> {
         let mut out = Vec::new();
         if max_new == 0 {
             return Ok(out);

@@ -23,14 +23,9 @@ impl std::fmt::Display for DequantError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             DequantError::Unsupported(t) => write!(f, "dequantization of {t} is not supported"),
-            DequantError::BadLength {
-                ty,
-                n_elements,
-                n_bytes,
-            } => write!(
-                f,
-                "{n_bytes} bytes do not hold exactly {n_elements} elements of {ty}"
-            ),
+            DequantError::BadLength { ty, n_elements, n_bytes } => {
+                write!(f, "{n_bytes} bytes do not hold exactly {n_elements} elements of {ty}")
+            }
         }
     }
 }
@@ -70,10 +65,7 @@ fn f16_at(b: &[u8], i: usize) -> f32 {
 /// Whether [`dequantize`] handles `ty`.
 pub fn is_supported(ty: GgmlType) -> bool {
     use GgmlType::*;
-    matches!(
-        ty,
-        F32 | F16 | BF16 | Q4_0 | Q4_1 | Q5_0 | Q5_1 | Q8_0 | Q2_K | Q3_K | Q4_K | Q5_K | Q6_K
-    )
+    matches!(ty, F32 | F16 | BF16 | Q4_0 | Q4_1 | Q5_0 | Q5_1 | Q8_0 | Q2_K | Q3_K | Q4_K | Q5_K | Q6_K)
 }
 
 /// Dequantizes `n_elements` values of type `ty` stored in `data`.
@@ -82,14 +74,8 @@ pub fn dequantize(ty: GgmlType, data: &[u8], n_elements: usize) -> Result<Vec<f3
         return Err(DequantError::Unsupported(ty));
     }
     let (blck, tsize) = ty.block_geometry();
-    let bad = DequantError::BadLength {
-        ty,
-        n_elements,
-        n_bytes: data.len(),
-    };
-    if !n_elements.is_multiple_of(blck)
-        || (n_elements / blck).checked_mul(tsize) != Some(data.len())
-    {
+    let bad = DequantError::BadLength { ty, n_elements, n_bytes: data.len() };
+    if !n_elements.is_multiple_of(blck) || (n_elements / blck).checked_mul(tsize) != Some(data.len()) {
         return Err(bad);
     }
     let mut out = vec![0f32; n_elements];
@@ -98,9 +84,7 @@ pub fn dequantize(ty: GgmlType, data: &[u8], n_elements: usize) -> Result<Vec<f3
     match ty {
         F32 => blocks.for_each(|(b, y)| y[0] = f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
         F16 => blocks.for_each(|(b, y)| y[0] = f16_at(b, 0)),
-        BF16 => blocks.for_each(|(b, y)| {
-            y[0] = f32::from_bits((u16::from_le_bytes([b[0], b[1]]) as u32) << 16)
-        }),
+        BF16 => blocks.for_each(|(b, y)| y[0] = f32::from_bits((u16::from_le_bytes([b[0], b[1]]) as u32) << 16)),
         Q4_0 => blocks.for_each(|(b, y)| block_q4_0(b, y)),
         Q4_1 => blocks.for_each(|(b, y)| block_q4_1(b, y)),
         Q5_0 => blocks.for_each(|(b, y)| block_q5_0(b, y)),

@@ -17,51 +17,23 @@ pub enum GgufError {
     #[error("{file}: not a GGUF file (magic bytes {magic:02x?}, expected \"GGUF\")")]
     BadMagic { file: String, magic: [u8; 4] },
     #[error("{file}: unsupported GGUF version {version} (supported: 2 and 3){hint}")]
-    UnsupportedVersion {
-        file: String,
-        version: u32,
-        hint: VersionHint,
-    },
+    UnsupportedVersion { file: String, version: u32, hint: VersionHint },
     #[error("{file}: truncated: need {need} bytes for {what} at offset {offset}, but the file has {len} bytes")]
-    Truncated {
-        file: String,
-        what: String,
-        offset: u64,
-        need: u64,
-        len: u64,
-    },
+    Truncated { file: String, what: String, offset: u64, need: u64, len: u64 },
     #[error("{file}: malformed header: {msg}")]
     Malformed { file: String, msg: String },
     #[error("{file}: tensor '{tensor}': {msg}")]
-    BadTensor {
-        file: String,
-        tensor: String,
-        msg: String,
-    },
+    BadTensor { file: String, tensor: String, msg: String },
     #[error("{file}: tensor '{tensor}' not found")]
     TensorNotFound { file: String, tensor: String },
     #[error("{file}: tensor '{tensor}': {op} is not supported for ggml type {ty}")]
-    UnsupportedType {
-        file: String,
-        tensor: String,
-        ty: String,
-        op: &'static str,
-    },
+    UnsupportedType { file: String, tensor: String, ty: String, op: &'static str },
     #[error("{file}: metadata key '{key}' is missing")]
     MissingKey { file: String, key: String },
     #[error("{file}: metadata key '{key}' has type {found}, expected {expected}")]
-    WrongType {
-        file: String,
-        key: String,
-        found: String,
-        expected: &'static str,
-    },
+    WrongType { file: String, key: String, found: String, expected: &'static str },
     #[error("{file}: metadata key '{key}': {msg}")]
-    BadValue {
-        file: String,
-        key: String,
-        msg: String,
-    },
+    BadValue { file: String, key: String, msg: String },
     #[error("{file}: tokenizer: {msg}")]
     Tokenizer { file: String, msg: String },
 }
@@ -78,12 +50,8 @@ impl fmt::Display for VersionHint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             VersionHint::None => Ok(()),
-            VersionHint::BigEndian => {
-                f.write_str("; this looks like a big-endian GGUF, which is not supported")
-            }
-            VersionHint::V1 => {
-                f.write_str("; GGUF v1 (32-bit counts) is obsolete, re-convert the model")
-            }
+            VersionHint::BigEndian => f.write_str("; this looks like a big-endian GGUF, which is not supported"),
+            VersionHint::V1 => f.write_str("; GGUF v1 (32-bit counts) is obsolete, re-convert the model"),
         }
     }
 }

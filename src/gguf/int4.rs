@@ -39,21 +39,14 @@ impl Int4Groups {
     /// * Q4_K: per 32-element sub-block `scale = d * sc`, `min = -(dmin * m)`
     ///
     /// Returns `Ok(None)` for any other type.
-    pub fn from_ggml(
-        ty: GgmlType,
-        data: &[u8],
-        rows: usize,
-        cols: usize,
-    ) -> Result<Option<Int4Groups>, DequantError> {
+    pub fn from_ggml(ty: GgmlType, data: &[u8], rows: usize, cols: usize) -> Result<Option<Int4Groups>, DequantError> {
         if !Self::supports(ty) {
             return Ok(None);
         }
         let (blck, tsize) = ty.block_geometry();
         let n_elements = rows.checked_mul(cols);
         let ok = cols.is_multiple_of(blck)
-            && n_elements
-                .and_then(|n| (n / blck).checked_mul(tsize))
-                .is_some_and(|n| n == data.len());
+            && n_elements.and_then(|n| (n / blck).checked_mul(tsize)).is_some_and(|n| n == data.len());
         if !ok {
             return Err(DequantError::BadLength {
                 ty,
@@ -105,11 +98,7 @@ impl Int4Groups {
             let mut word = 0u32;
             for k in 0..8 {
                 let j = 8 * w + k;
-                let nib = if j < 16 {
-                    qs[j] & 0x0f
-                } else {
-                    qs[j - 16] >> 4
-                };
+                let nib = if j < 16 { qs[j] & 0x0f } else { qs[j - 16] >> 4 };
                 word |= (nib as u32) << (4 * k);
             }
             self.q.push(word);
@@ -173,10 +162,8 @@ impl Int4Groups {
         for &r in src_rows {
             assert!(r < self.rows, "row {r} out of range ({} rows)", self.rows);
             out.q.extend_from_slice(&self.q[r * wpr..(r + 1) * wpr]);
-            out.scales
-                .extend_from_slice(&self.scales[r * gpr..(r + 1) * gpr]);
-            out.mins
-                .extend_from_slice(&self.mins[r * gpr..(r + 1) * gpr]);
+            out.scales.extend_from_slice(&self.scales[r * gpr..(r + 1) * gpr]);
+            out.mins.extend_from_slice(&self.mins[r * gpr..(r + 1) * gpr]);
         }
         out
     }

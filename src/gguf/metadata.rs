@@ -92,10 +92,7 @@ impl MetaArray {
             MetaArray::I16(v) => v.iter().map(|&x| x as i64).collect(),
             MetaArray::U32(v) => v.iter().map(|&x| x as i64).collect(),
             MetaArray::I32(v) => v.iter().map(|&x| x as i64).collect(),
-            MetaArray::U64(v) => v
-                .iter()
-                .map(|&x| i64::try_from(x).ok())
-                .collect::<Option<Vec<_>>>()?,
+            MetaArray::U64(v) => v.iter().map(|&x| i64::try_from(x).ok()).collect::<Option<Vec<_>>>()?,
             MetaArray::I64(v) => v.clone(),
             _ => return None,
         })
@@ -175,17 +172,10 @@ impl Metadata {
         let mut index = HashMap::with_capacity(entries.len());
         for (i, (k, _)) in entries.iter().enumerate() {
             if index.insert(k.clone(), i).is_some() {
-                return Err(GgufError::Malformed {
-                    file,
-                    msg: format!("duplicate metadata key '{k}'"),
-                });
+                return Err(GgufError::Malformed { file, msg: format!("duplicate metadata key '{k}'") });
             }
         }
-        Ok(Metadata {
-            file,
-            entries,
-            index,
-        })
+        Ok(Metadata { file, entries, index })
     }
 
     /// The file label used in error messages.
@@ -216,19 +206,11 @@ impl Metadata {
     }
 
     fn missing(&self, key: &str) -> GgufError {
-        GgufError::MissingKey {
-            file: self.file.clone(),
-            key: key.to_string(),
-        }
+        GgufError::MissingKey { file: self.file.clone(), key: key.to_string() }
     }
 
     fn wrong(&self, key: &str, v: &MetaValue, expected: &'static str) -> GgufError {
-        GgufError::WrongType {
-            file: self.file.clone(),
-            key: key.to_string(),
-            found: v.type_name(),
-            expected,
-        }
+        GgufError::WrongType { file: self.file.clone(), key: key.to_string(), found: v.type_name(), expected }
     }
 
     int_getters! {
@@ -318,12 +300,8 @@ impl Metadata {
         match self.get(key) {
             None => Ok(None),
             Some(MetaValue::Array(MetaArray::F32(v))) => Ok(Some(v.clone())),
-            Some(MetaValue::Array(MetaArray::F64(v))) => {
-                Ok(Some(v.iter().map(|&x| x as f32).collect()))
-            }
-            Some(MetaValue::Array(MetaArray::I32(v))) => {
-                Ok(Some(v.iter().map(|&x| x as f32).collect()))
-            }
+            Some(MetaValue::Array(MetaArray::F64(v))) => Ok(Some(v.iter().map(|&x| x as f32).collect())),
+            Some(MetaValue::Array(MetaArray::I32(v))) => Ok(Some(v.iter().map(|&x| x as f32).collect())),
             Some(v) => Err(self.wrong(key, v, "array<f32>")),
         }
     }
@@ -336,10 +314,7 @@ impl Metadata {
     pub fn opt_int_array(&self, key: &str) -> Result<Option<Vec<i64>>> {
         match self.get(key) {
             None => Ok(None),
-            Some(v @ MetaValue::Array(a)) => a
-                .to_i64_vec()
-                .map(Some)
-                .ok_or_else(|| self.wrong(key, v, "array<int>")),
+            Some(v @ MetaValue::Array(a)) => a.to_i64_vec().map(Some).ok_or_else(|| self.wrong(key, v, "array<int>")),
             Some(v) => Err(self.wrong(key, v, "array<int>")),
         }
     }

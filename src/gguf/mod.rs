@@ -68,10 +68,7 @@ impl GgufFile {
     pub fn open(path: impl AsRef<Path>) -> Result<GgufFile> {
         let path = path.as_ref();
         let label = path.display().to_string();
-        let io = |source| GgufError::Io {
-            file: label.clone(),
-            source,
-        };
+        let io = |source| GgufError::Io { file: label.clone(), source };
         let file = std::fs::File::open(path).map_err(io)?;
         let len = file.metadata().map_err(io)?.len();
         let data = if len == 0 {
@@ -91,18 +88,8 @@ impl GgufFile {
 
     fn from_backing(label: String, data: Backing) -> Result<GgufFile> {
         let header = parse_header(&label, data.bytes())?;
-        let by_name = header
-            .tensors
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (t.name.clone(), i))
-            .collect();
-        Ok(GgufFile {
-            label,
-            data,
-            header,
-            by_name,
-        })
+        let by_name = header.tensors.iter().enumerate().map(|(i, t)| (t.name.clone(), i)).collect();
+        Ok(GgufFile { label, data, header, by_name })
     }
 
     /// Path (or label) used in error messages.
@@ -133,10 +120,7 @@ impl GgufFile {
 
     fn info_or_err(&self, name: &str) -> Result<&TensorInfo> {
         self.tensor_info(name)
-            .ok_or_else(|| GgufError::TensorNotFound {
-                file: self.label.clone(),
-                tensor: name.to_string(),
-            })
+            .ok_or_else(|| GgufError::TensorNotFound { file: self.label.clone(), tensor: name.to_string() })
     }
 
     /// The raw bytes of a tensor (bounds were checked when the file was opened,
@@ -172,11 +156,9 @@ impl GgufFile {
                 ty: ty.to_string(),
                 op: "dequantization",
             },
-            other => GgufError::BadTensor {
-                file: self.label.clone(),
-                tensor: name.to_string(),
-                msg: other.to_string(),
-            },
+            other => {
+                GgufError::BadTensor { file: self.label.clone(), tensor: name.to_string(), msg: other.to_string() }
+            }
         })?;
         Ok((info.shape(), values))
     }

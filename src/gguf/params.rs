@@ -51,19 +51,13 @@ impl GgufLlamaParams {
             });
         }
         let k = |s: &str| format!("{arch}.{s}");
-        let bad = |key: String, msg: String| GgufError::BadValue {
-            file: md.file_label().to_string(),
-            key,
-            msg,
-        };
+        let bad = |key: String, msg: String| GgufError::BadValue { file: md.file_label().to_string(), key, msg };
         let head_count = md.get_usize(&k("attention.head_count"))?;
         let embedding_length = md.get_usize(&k("embedding_length"))?;
         if head_count == 0 {
             return Err(bad(k("attention.head_count"), "must be > 0".into()));
         }
-        let head_count_kv = md
-            .opt_usize(&k("attention.head_count_kv"))?
-            .unwrap_or(head_count);
+        let head_count_kv = md.opt_usize(&k("attention.head_count_kv"))?.unwrap_or(head_count);
         if head_count_kv == 0 || head_count % head_count_kv != 0 {
             return Err(bad(
                 k("attention.head_count_kv"),
@@ -83,9 +77,7 @@ impl GgufLlamaParams {
         }
         let vocab_size = match md.opt_usize(&k("vocab_size"))? {
             Some(v) => v,
-            None => md
-                .opt_str_array("tokenizer.ggml.tokens")?
-                .map_or(0, |t| t.len()),
+            None => md.opt_str_array("tokenizer.ggml.tokens")?.map_or(0, |t| t.len()),
         };
         Ok(GgufLlamaParams {
             block_count: md.get_usize(&k("block_count"))?,
@@ -94,16 +86,13 @@ impl GgufLlamaParams {
             head_count,
             head_count_kv,
             rope_freq_base: md.opt_f32(&k("rope.freq_base"))?.unwrap_or(10000.0),
-            rope_dimension_count: md
-                .opt_usize(&k("rope.dimension_count"))?
-                .unwrap_or(head_dim),
+            rope_dimension_count: md.opt_usize(&k("rope.dimension_count"))?.unwrap_or(head_dim),
             rms_eps: md.get_f32(&k("attention.layer_norm_rms_epsilon"))?,
             context_length: md.get_usize(&k("context_length"))?,
             vocab_size,
             rope_scaling_type,
             rope_scaling_factor,
-            rope_scaling_original_context_length: md
-                .opt_usize(&k("rope.scaling.original_context_length"))?,
+            rope_scaling_original_context_length: md.opt_usize(&k("rope.scaling.original_context_length"))?,
             key_length,
             value_length: md.opt_usize(&k("attention.value_length"))?,
             arch,
@@ -112,8 +101,7 @@ impl GgufLlamaParams {
 
     /// Per-head Q/K dimension: `key_length`, else `embedding_length / head_count`.
     pub fn head_dim(&self) -> usize {
-        self.key_length
-            .unwrap_or(self.embedding_length / self.head_count)
+        self.key_length.unwrap_or(self.embedding_length / self.head_count)
     }
 
     /// Whether `attn_q` / `attn_k` rows were permuted by convert_hf_to_gguf
@@ -131,10 +119,7 @@ impl GgufLlamaParams {
 /// so HF row `h*hd + j*hd/2 + i` is stored at GGUF row `h*hd + 2*i + j`.
 /// Panics unless `rows` is a multiple of `2 * n_head`.
 pub fn unpermute_rows(rows: usize, n_head: usize) -> Vec<usize> {
-    assert!(
-        n_head > 0 && rows.is_multiple_of(2 * n_head),
-        "rows ({rows}) must be a multiple of 2 * n_head ({n_head})"
-    );
+    assert!(n_head > 0 && rows.is_multiple_of(2 * n_head), "rows ({rows}) must be a multiple of 2 * n_head ({n_head})");
     let hd = rows / n_head;
     let half = hd / 2;
     let mut src = vec![0usize; rows];

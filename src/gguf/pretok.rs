@@ -14,8 +14,7 @@
 
 /// GPT-2's regex as in Hugging Face's `ByteLevel` pre-tokenizer (llama.cpp
 /// drops the final `|\s+`, which changes nothing under isolated splitting).
-const GPT2_RE: &str =
-    r#"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"#;
+const GPT2_RE: &str = r#"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"#;
 
 /// What a `tokenizer.ggml.pre` value selects.
 #[derive(Debug, Clone, Copy)]

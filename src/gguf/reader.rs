@@ -73,10 +73,7 @@ impl<'a> Cursor<'a> {
     }
 
     fn malformed(&self, msg: String) -> GgufError {
-        GgufError::Malformed {
-            file: self.file.to_string(),
-            msg,
-        }
+        GgufError::Malformed { file: self.file.to_string(), msg }
     }
 
     fn take(&mut self, n: u64, what: &dyn Fn() -> String) -> Result<&'a [u8]> {
@@ -162,18 +159,13 @@ fn read_value(c: &mut Cursor, ty: u32, key: &str, depth: usize) -> Result<MetaVa
 
 fn read_array(c: &mut Cursor, key: &str, depth: usize) -> Result<MetaArray> {
     if depth >= MAX_ARRAY_DEPTH {
-        return Err(c.malformed(format!(
-            "metadata key '{key}': arrays nested deeper than {MAX_ARRAY_DEPTH}"
-        )));
+        return Err(c.malformed(format!("metadata key '{key}': arrays nested deeper than {MAX_ARRAY_DEPTH}")));
     }
     let what = || format!("array header of metadata key '{key}'");
     let ety = c.u32(&what)?;
     let count = c.u64(&what)?;
-    let min = min_value_size(ety).ok_or_else(|| {
-        c.malformed(format!(
-            "metadata key '{key}' is an array of unknown value type {ety}"
-        ))
-    })?;
+    let min = min_value_size(ety)
+        .ok_or_else(|| c.malformed(format!("metadata key '{key}' is an array of unknown value type {ety}")))?;
     let n = c.check_count(count, min, &|| format!("array of metadata key '{key}'"))?;
     let ewhat = || format!("array element of metadata key '{key}'");
     macro_rules! fixed {
@@ -181,10 +173,7 @@ fn read_array(c: &mut Cursor, key: &str, depth: usize) -> Result<MetaArray> {
             const SZ: usize = std::mem::size_of::<$t>();
             let bytes = c.take((n * SZ) as u64, &ewhat)?;
             MetaArray::$variant(
-                bytes
-                    .chunks_exact(SZ)
-                    .map(|b| $conv(<[u8; SZ]>::try_from(b).unwrap_or([0; SZ])))
-                    .collect(),
+                bytes.chunks_exact(SZ).map(|b| $conv(<[u8; SZ]>::try_from(b).unwrap_or([0; SZ]))).collect(),
             )
         }};
     }
@@ -221,17 +210,11 @@ fn read_array(c: &mut Cursor, key: &str, depth: usize) -> Result<MetaArray> {
 fn read_tensor_info(c: &mut Cursor, idx: usize) -> Result<TensorInfo> {
     let name = c.string(&|| format!("name of tensor #{idx}"))?;
     let file = c.file;
-    let bad = |msg: String| GgufError::BadTensor {
-        file: file.to_string(),
-        tensor: name.clone(),
-        msg,
-    };
+    let bad = |msg: String| GgufError::BadTensor { file: file.to_string(), tensor: name.clone(), msg };
     let what = || format!("info of tensor '{name}'");
     let n_dims = c.u32(&what)?;
     if n_dims as usize > MAX_DIMS {
-        return Err(bad(format!(
-            "has {n_dims} dimensions, at most {MAX_DIMS} are allowed"
-        )));
+        return Err(bad(format!("has {n_dims} dimensions, at most {MAX_DIMS} are allowed")));
     }
     let mut dims = Vec::with_capacity(n_dims as usize);
     for _ in 0..n_dims {
@@ -239,51 +222,37 @@ fn read_tensor_info(c: &mut Cursor, idx: usize) -> Result<TensorInfo> {
     }
     let type_id = c.u32(&what)?;
     let offset = c.u64(&what)?;
-    let ty =
-        GgmlType::from_id(type_id).ok_or_else(|| bad(format!("unknown ggml type id {type_id}")))?;
-    let mut n_elements: u64 = 1;
+    let ty = GgmlType::from_id(type_id).ok_or_else(|| bad(format!("unknown ggml type id {type_id}")))?;
+    // The product of the non-zero dims must fit in i64, so that every partial
+    // product (e.g. rows = ne1*ne2*ne3 of an empty tensor) fits too.
+    let mut nonzero_product: u64 = 1;
     for &d in &dims {
         if d > i64::MAX as u64 || usize::try_from(d).is_err() {
             return Err(bad(format!("dimension {d} is out of range")));
         }
-        n_elements = n_elements
-            .checked_mul(d)
+        nonzero_product = nonzero_product
+            .checked_mul(d.max(1))
             .filter(|&n| n <= i64::MAX as u64)
             .ok_or_else(|| bad(format!("element count of dims {dims:?} overflows")))?;
     }
+    let n_elements = if dims.contains(&0) { 0 } else { nonzero_product };
     let (blck, tsize) = ty.block_geometry();
     let ne0 = dims.first().copied().unwrap_or(1);
     if !ne0.is_multiple_of(blck as u64) {
-        return Err(bad(format!(
-            "innermost dimension {ne0} is not a multiple of the {ty} block size {blck}"
-        )));
+        return Err(bad(format!("innermost dimension {ne0} is not a multiple of the {ty} block size {blck}")));
     }
     let n_bytes = (n_elements / blck as u64)
         .checked_mul(tsize as u64)
         .ok_or_else(|| bad(format!("byte size of dims {dims:?} overflows")))?;
-    Ok(TensorInfo {
-        name,
-        dims,
-        ty,
-        offset,
-        n_elements,
-        n_bytes,
-    })
+    Ok(TensorInfo { name, dims, ty, offset, n_elements, n_bytes })
 }
 
 /// Parses the header of a GGUF file held in `bytes`. `file` labels errors.
 pub fn parse_header(file: &str, bytes: &[u8]) -> Result<GgufHeader> {
-    let mut c = Cursor {
-        file,
-        buf: bytes,
-        pos: 0,
-    };
+    let mut c = Cursor { file, buf: bytes, pos: 0 };
     let magic: [u8; 4] = c.array(&|| "magic".to_string())?;
     if &magic != b"GGUF" {
-        return Err(GgufError::BadMagic {
-            file: file.to_string(),
-            magic,
-        });
+        return Err(GgufError::BadMagic { file: file.to_string(), magic });
     }
     let version = c.u32(&|| "version".to_string())?;
     if version != 2 && version != 3 {
@@ -294,11 +263,7 @@ pub fn parse_header(file: &str, bytes: &[u8]) -> Result<GgufHeader> {
         } else {
             VersionHint::None
         };
-        return Err(GgufError::UnsupportedVersion {
-            file: file.to_string(),
-            version,
-            hint,
-        });
+        return Err(GgufError::UnsupportedVersion { file: file.to_string(), version, hint });
     }
     let tensor_count = c.u64(&|| "tensor count".to_string())?;
     let kv_count = c.u64(&|| "metadata count".to_string())?;
@@ -315,11 +280,7 @@ pub fn parse_header(file: &str, bytes: &[u8]) -> Result<GgufHeader> {
     let alignment = match metadata.get("general.alignment") {
         None => DEFAULT_ALIGNMENT,
         Some(MetaValue::U32(a)) if *a != 0 && a.is_power_of_two() => *a as u64,
-        Some(v) => {
-            return Err(c.malformed(format!(
-                "general.alignment must be a non-zero power of two u32, got {v:?}"
-            )))
-        }
+        Some(v) => return Err(c.malformed(format!("general.alignment must be a non-zero power of two u32, got {v:?}"))),
     };
 
     // name (8) + n_dims (4) + type (4) + offset (8)
@@ -340,20 +301,11 @@ pub fn parse_header(file: &str, bytes: &[u8]) -> Result<GgufHeader> {
     let data_offset = (c.pos as u64).div_ceil(alignment) * alignment;
     let file_len = bytes.len() as u64;
     for t in &tensors {
-        let bad = |msg: String| GgufError::BadTensor {
-            file: file.to_string(),
-            tensor: t.name.clone(),
-            msg,
-        };
+        let bad = |msg: String| GgufError::BadTensor { file: file.to_string(), tensor: t.name.clone(), msg };
         if !t.offset.is_multiple_of(alignment) {
-            return Err(bad(format!(
-                "data offset {} is not a multiple of the alignment {alignment}",
-                t.offset
-            )));
+            return Err(bad(format!("data offset {} is not a multiple of the alignment {alignment}", t.offset)));
         }
-        let end = data_offset
-            .checked_add(t.offset)
-            .and_then(|s| s.checked_add(t.n_bytes));
+        let end = data_offset.checked_add(t.offset).and_then(|s| s.checked_add(t.n_bytes));
         match end {
             Some(end) if end <= file_len => {}
             _ => {
@@ -364,11 +316,5 @@ pub fn parse_header(file: &str, bytes: &[u8]) -> Result<GgufHeader> {
             }
         }
     }
-    Ok(GgufHeader {
-        version,
-        metadata,
-        tensors,
-        alignment,
-        data_offset,
-    })
+    Ok(GgufHeader { version, metadata, tensors, alignment, data_offset })
 }

@@ -99,18 +99,12 @@ const EOG_TEXTS: &[&str] = &[
 ];
 
 fn tok_err(md: &Metadata, msg: impl Into<String>) -> GgufError {
-    GgufError::Tokenizer {
-        file: md.file_label().to_string(),
-        msg: msg.into(),
-    }
+    GgufError::Tokenizer { file: md.file_label().to_string(), msg: msg.into() }
 }
 
 /// Optional token id key; ids outside the vocabulary are ignored (as llama.cpp does).
 fn token_id(md: &Metadata, key: &str, n_vocab: usize) -> Result<Option<u32>> {
-    Ok(md
-        .opt_i64(key)?
-        .and_then(|v| u32::try_from(v).ok())
-        .filter(|&v| (v as usize) < n_vocab))
+    Ok(md.opt_i64(key)?.and_then(|v| u32::try_from(v).ok()).filter(|&v| (v as usize) < n_vocab))
 }
 
 /// Builds the tokenizer described by the GGUF metadata.
@@ -123,30 +117,16 @@ pub fn build_tokenizer(md: &Metadata) -> Result<GgufTokenizerInfo> {
     }
     let token_types: Vec<i32> = match md.opt_int_array("tokenizer.ggml.token_type")? {
         Some(t) if t.len() >= n => t[..n].iter().map(|&x| x as i32).collect(),
-        Some(t) => {
-            return Err(tok_err(
-                md,
-                format!("token_type has {} entries for {n} tokens", t.len()),
-            ))
-        }
+        Some(t) => return Err(tok_err(md, format!("token_type has {} entries for {n} tokens", t.len()))),
         None => vec![token_type::NORMAL; n],
     };
     let pre = md.opt_str("tokenizer.ggml.pre")?.map(str::to_string);
     let is_spm = match model.as_str() {
         "llama" => true,
         "gpt2" => false,
-        other => {
-            return Err(tok_err(
-                md,
-                format!("unsupported tokenizer model '{other}'"),
-            ))
-        }
+        other => return Err(tok_err(md, format!("unsupported tokenizer model '{other}'"))),
     };
-    let (default_bos, default_eos, default_unk) = if is_spm {
-        (Some(1), Some(2), Some(0))
-    } else {
-        (None, None, None)
-    };
+    let (default_bos, default_eos, default_unk) = if is_spm { (Some(1), Some(2), Some(0)) } else { (None, None, None) };
     let in_vocab = |v: Option<u32>| v.filter(|&v| (v as usize) < n);
     let bos = token_id(md, "tokenizer.ggml.bos_token_id", n)?.or(in_vocab(default_bos));
     let eos_id = token_id(md, "tokenizer.ggml.eos_token_id", n)?.or(in_vocab(default_eos));
@@ -156,17 +136,10 @@ pub fn build_tokenizer(md: &Metadata) -> Result<GgufTokenizerInfo> {
     let (model_json, normalizer, pre_tokenizer, decoder, default_add_bos) = if is_spm {
         let scores = match md.opt_f32_array("tokenizer.ggml.scores")? {
             Some(s) if s.len() >= n => s,
-            Some(s) => {
-                return Err(tok_err(
-                    md,
-                    format!("scores has {} entries for {n} tokens", s.len()),
-                ))
-            }
+            Some(s) => return Err(tok_err(md, format!("scores has {} entries for {n} tokens", s.len()))),
             None => vec![0.0; n],
         };
-        let add_prefix = md
-            .opt_bool("tokenizer.ggml.add_space_prefix")?
-            .unwrap_or(true);
+        let add_prefix = md.opt_bool("tokenizer.ggml.add_space_prefix")?.unwrap_or(true);
         let merges = spm_merges(&tokens, &scores);
         let unk_text = unk.map(|u| tokens[u as usize].clone());
         let m = bpe_json(&tokens, merges, unk_text, true, false);
@@ -192,28 +165,18 @@ pub fn build_tokenizer(md: &Metadata) -> Result<GgufTokenizerInfo> {
         )
     } else {
         let pre_name = pre.as_deref().unwrap_or("default");
-        let spec = pre_spec(pre_name).ok_or_else(|| {
-            tok_err(
-                md,
-                format!("unsupported pre-tokenizer '{pre_name}' (tokenizer.ggml.pre)"),
-            )
-        })?;
+        let spec = pre_spec(pre_name)
+            .ok_or_else(|| tok_err(md, format!("unsupported pre-tokenizer '{pre_name}' (tokenizer.ggml.pre)")))?;
         let merge_strs = md.get_str_array("tokenizer.ggml.merges")?;
         let merges = gpt2_merges(merge_strs);
         let m = bpe_json(&tokens, merges, None, false, spec.ignore_merges);
         let mut steps: Vec<Value> = spec
             .regexes
             .iter()
-            .map(|r| {
-                json!({"type": "Split", "pattern": {"Regex": r}, "behavior": "Isolated", "invert": false})
-            })
+            .map(|r| json!({"type": "Split", "pattern": {"Regex": r}, "behavior": "Isolated", "invert": false}))
             .collect();
         steps.push(json!({"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": false}));
-        let normalizer = if spec.nfc {
-            json!({"type": "NFC"})
-        } else {
-            Value::Null
-        };
+        let normalizer = if spec.nfc { json!({"type": "NFC"}) } else { Value::Null };
         (
             m,
             normalizer,
@@ -223,25 +186,14 @@ pub fn build_tokenizer(md: &Metadata) -> Result<GgufTokenizerInfo> {
         )
     };
 
-    let add_bos = md
-        .opt_bool("tokenizer.ggml.add_bos_token")?
-        .unwrap_or(default_add_bos)
-        && bos.is_some();
-    let add_eos = md
-        .opt_bool("tokenizer.ggml.add_eos_token")?
-        .unwrap_or(false)
-        && eos_id.is_some();
+    let add_bos = md.opt_bool("tokenizer.ggml.add_bos_token")?.unwrap_or(default_add_bos) && bos.is_some();
+    let add_eos = md.opt_bool("tokenizer.ggml.add_eos_token")?.unwrap_or(false) && eos_id.is_some();
 
     let added: Vec<Value> = tokens
         .iter()
         .zip(&token_types)
         .enumerate()
-        .filter(|(_, (_, &t))| {
-            matches!(
-                t,
-                token_type::CONTROL | token_type::UNKNOWN | token_type::USER_DEFINED
-            )
-        })
+        .filter(|(_, (_, &t))| matches!(t, token_type::CONTROL | token_type::UNKNOWN | token_type::USER_DEFINED))
         .map(|(id, (text, &t))| {
             json!({
                 "id": id, "content": text, "single_word": false, "lstrip": false,
@@ -250,11 +202,7 @@ pub fn build_tokenizer(md: &Metadata) -> Result<GgufTokenizerInfo> {
         })
         .collect();
 
-    let post = post_processor(
-        &tokens,
-        add_bos.then_some(bos).flatten(),
-        add_eos.then_some(eos_id).flatten(),
-    );
+    let post = post_processor(&tokens, add_bos.then_some(bos).flatten(), add_eos.then_some(eos_id).flatten());
     let doc = json!({
         "version": "1.0",
         "truncation": null,
@@ -266,8 +214,8 @@ pub fn build_tokenizer(md: &Metadata) -> Result<GgufTokenizerInfo> {
         "decoder": decoder,
         "model": model_json,
     });
-    let tokenizer = Tokenizer::from_str(&doc.to_string())
-        .map_err(|e| tok_err(md, format!("building tokenizer failed: {e}")))?;
+    let tokenizer =
+        Tokenizer::from_str(&doc.to_string()).map_err(|e| tok_err(md, format!("building tokenizer failed: {e}")))?;
 
     let eos = eog_ids(md, &tokens, eos_id)?;
     Ok(GgufTokenizerInfo {
@@ -322,9 +270,7 @@ fn bpe_json(
     }
     let merges: Vec<Value> = merges
         .into_iter()
-        .filter(|(a, b)| {
-            vocab.contains_key(a) && vocab.contains_key(b) && vocab.contains_key(&format!("{a}{b}"))
-        })
+        .filter(|(a, b)| vocab.contains_key(a) && vocab.contains_key(b) && vocab.contains_key(&format!("{a}{b}")))
         .map(|(a, b)| json!([a, b]))
         .collect();
     json!({
@@ -392,10 +338,7 @@ fn spm_merges(tokens: &[String], scores: &[f32]) -> Vec<(String, String)> {
         }
     };
     merges.sort_by(|a, b| key(b.2).total_cmp(&key(a.2)));
-    merges
-        .into_iter()
-        .map(|(l, r, _)| (tokens[l].clone(), tokens[r].clone()))
-        .collect()
+    merges.into_iter().map(|(l, r, _)| (tokens[l].clone(), tokens[r].clone())).collect()
 }
 
 /// EOS first, then eot/eom and llama.cpp's EOG-by-text tokens.

@@ -6,9 +6,8 @@ use super::{Gpu, GpuError};
 
 /// Usage of every storage buffer: bindable, and copyable both ways so tests and
 /// the executor can poison, upload and read back any of them.
-pub const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
-    .union(wgpu::BufferUsages::COPY_SRC)
-    .union(wgpu::BufferUsages::COPY_DST);
+pub const STORAGE: wgpu::BufferUsages =
+    wgpu::BufferUsages::STORAGE.union(wgpu::BufferUsages::COPY_SRC).union(wgpu::BufferUsages::COPY_DST);
 
 impl Gpu {
     /// A storage buffer holding `data` (at least 4 bytes: empty bindings are illegal).
@@ -17,12 +16,11 @@ impl Gpu {
         if bytes.is_empty() {
             return self.storage(label, 4);
         }
-        self.device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents: bytes,
-                usage: STORAGE,
-            })
+        self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(label),
+            contents: bytes,
+            usage: STORAGE,
+        })
     }
 
     /// An uninitialised storage buffer of `bytes` (rounded up to 4).
@@ -42,26 +40,18 @@ impl Gpu {
 
     /// A uniform buffer holding `bytes` (e.g. an arena of params structs).
     pub fn uniform_bytes(&self, label: &str, bytes: &[u8]) -> wgpu::Buffer {
-        self.device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents: bytes,
-                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            })
+        self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(label),
+            contents: bytes,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        })
     }
 
     /// Checks that a binding of `bytes` fits the device's storage-binding limit.
     pub fn check_binding(&self, what: &str, bytes: u64) -> Result<(), GpuError> {
-        let limit = self
-            .caps
-            .max_storage_binding_size
-            .min(self.caps.max_buffer_size);
+        let limit = self.caps.max_storage_binding_size.min(self.caps.max_buffer_size);
         if bytes > limit {
-            return Err(GpuError::BindingTooLarge {
-                what: what.to_string(),
-                needed: bytes,
-                limit,
-            });
+            return Err(GpuError::BindingTooLarge { what: what.to_string(), needed: bytes, limit });
         }
         Ok(())
     }
@@ -88,16 +78,9 @@ impl Gpu {
         slice.map_async(wgpu::MapMode::Read, move |r| {
             let _ = tx.send(r);
         });
-        self.device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| GpuError::Readback(e.to_string()))?;
-        rx.recv()
-            .map_err(|e| GpuError::Readback(e.to_string()))?
-            .map_err(|e| GpuError::Readback(e.to_string()))?;
-        let out = slice
-            .get_mapped_range()
-            .map_err(|e| GpuError::Readback(e.to_string()))?
-            .to_vec();
+        self.device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| GpuError::Readback(e.to_string()))?;
+        rx.recv().map_err(|e| GpuError::Readback(e.to_string()))?.map_err(|e| GpuError::Readback(e.to_string()))?;
+        let out = slice.get_mapped_range().map_err(|e| GpuError::Readback(e.to_string()))?.to_vec();
         staging.unmap();
         Ok(out)
     }

@@ -22,11 +22,7 @@ pub enum GpuError {
     #[error("GPU readback failed: {0}")]
     Readback(String),
     #[error("{what} needs {needed} bytes in one storage binding but the device allows {limit}")]
-    BindingTooLarge {
-        what: String,
-        needed: u64,
-        limit: u64,
-    },
+    BindingTooLarge { what: String, needed: u64, limit: u64 },
     #[error("GPU validation error: {0}")]
     Validation(String),
 }
@@ -108,9 +104,7 @@ impl Gpu {
             (backend_rank(i.backend), type_rank(i.device_type))
         });
         let Some(adapter) = adapters.into_iter().next() else {
-            return Err(GpuError::NoAdapter {
-                tried: "Vulkan, Metal, DX12".into(),
-            });
+            return Err(GpuError::NoAdapter { tried: "Vulkan, Metal, DX12".into() });
         };
         let info = adapter.get_info();
         let limits = adapter.limits();
@@ -129,10 +123,7 @@ impl Gpu {
                 trace: wgpu::Trace::Off,
             })
             .await
-            .map_err(|source| GpuError::RequestDevice {
-                adapter: info.name.clone(),
-                source,
-            })?;
+            .map_err(|source| GpuError::RequestDevice { adapter: info.name.clone(), source })?;
         let granted = device.limits();
         let caps = GpuCaps {
             adapter_name: info.name.clone(),
@@ -150,15 +141,9 @@ impl Gpu {
             subgroup_max_size: info.subgroup_max_size,
             shader_f16: features.contains(wgpu::Features::SHADER_F16),
             timestamp_query: features.contains(wgpu::Features::TIMESTAMP_QUERY),
-            timestamp_query_inside_passes: features
-                .contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES),
+            timestamp_query_inside_passes: features.contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES),
         };
         tracing::info!(?caps, "GPU device ready");
-        Ok(Arc::new(Gpu {
-            device,
-            queue,
-            caps,
-            pipelines: PipelineCache::default(),
-        }))
+        Ok(Arc::new(Gpu { device, queue, caps, pipelines: PipelineCache::default() }))
     }
 }

@@ -4,8 +4,9 @@
 use super::params;
 
 /// Every compute kernel the engine can dispatch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, serde::Serialize)]
 pub enum KernelId {
+    #[default]
     EmbedF32,
     EmbedInt4,
     RmsNorm,
@@ -19,6 +20,9 @@ pub enum KernelId {
     SwiGlu,
     Add,
     Argmax,
+    Copy,
+    MatvecFusedInt4,
+    AttentionDecode,
 }
 
 /// Where a kernel's code lives and which uniform layout it declares.
@@ -29,6 +33,8 @@ pub struct KernelSource {
     /// Field table of the `Params` struct at binding 0 (see `params.rs`).
     pub params_fields: &'static [(&'static str, usize)],
     pub params_size: usize,
+    /// Declares `override FLAGS: u32` (see `PipelineKey::flags`).
+    pub specialized: bool,
 }
 
 macro_rules! src {
@@ -39,6 +45,7 @@ macro_rules! src {
             entry: $entry,
             params_fields: <$p>::FIELDS,
             params_size: std::mem::size_of::<$p>(),
+            specialized: $file.starts_with("matvec_fused") || $file.starts_with("attention_decode"),
         }
     };
 }
@@ -58,6 +65,9 @@ impl KernelId {
         KernelId::SwiGlu,
         KernelId::Add,
         KernelId::Argmax,
+        KernelId::Copy,
+        KernelId::MatvecFusedInt4,
+        KernelId::AttentionDecode,
     ];
 
     pub fn source(self) -> KernelSource {
@@ -76,6 +86,9 @@ impl KernelId {
             KernelId::SwiGlu => src!("eltwise.wgsl", "swiglu", EltwiseParams),
             KernelId::Add => src!("eltwise.wgsl", "add", EltwiseParams),
             KernelId::Argmax => src!("argmax.wgsl", "argmax", ArgmaxParams),
+            KernelId::Copy => src!("copy.wgsl", "copy", CopyParams),
+            KernelId::MatvecFusedInt4 => src!("matvec_fused_int4.wgsl", "matvec_fused_int4", FusedMatvecParams),
+            KernelId::AttentionDecode => src!("attention_decode.wgsl", "attention_decode", AttentionDecodeParams),
         }
     }
 }

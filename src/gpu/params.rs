@@ -29,24 +29,9 @@ gpu_params!(
     /// Per-step values shared by every dispatch of a step (binding 1).
     Step { n_tokens: u32, pos0: u32, kv_len: u32, pad0: u32 }
 );
-gpu_params!(EmbedParams {
-    width: u32,
-    vocab: u32,
-    group: u32,
-    pad0: u32
-});
-gpu_params!(RmsNormParams {
-    dim: u32,
-    rows_per_token: u32,
-    eps: f32,
-    add_unit: u32
-});
-gpu_params!(MatmulParams {
-    n: u32,
-    k: u32,
-    group: u32,
-    flags: u32
-});
+gpu_params!(EmbedParams { width: u32, vocab: u32, group: u32, pad0: u32 });
+gpu_params!(RmsNormParams { dim: u32, rows_per_token: u32, eps: f32, add_unit: u32 });
+gpu_params!(MatmulParams { n: u32, k: u32, group: u32, flags: u32 });
 gpu_params!(RopeParams {
     n_q_heads: u32,
     n_kv_heads: u32,
@@ -57,12 +42,7 @@ gpu_params!(RopeParams {
     pad0: u32,
     pad1: u32,
 });
-gpu_params!(KvAppendParams {
-    kv_width: u32,
-    head_dim: u32,
-    max_seq: u32,
-    pad0: u32
-});
+gpu_params!(KvAppendParams { kv_width: u32, head_dim: u32, max_seq: u32, pad0: u32 });
 gpu_params!(AttentionParams {
     n_heads: u32,
     n_kv_heads: u32,
@@ -73,15 +53,32 @@ gpu_params!(AttentionParams {
     pad1: u32,
     pad2: u32,
 });
-gpu_params!(EltwiseParams {
-    width: u32,
-    pad0: u32,
-    pad1: u32,
-    pad2: u32
-});
-gpu_params!(ArgmaxParams {
-    n: u32,
+gpu_params!(EltwiseParams { width: u32, pad0: u32, pad1: u32, pad2: u32 });
+gpu_params!(ArgmaxParams { n: u32, flags: u32, pad0: u32, pad1: u32 });
+gpu_params!(CopyParams { n_vec4: u32, pad0: u32, pad1: u32, pad2: u32 });
+gpu_params!(FusedMatvecParams { n0: u32, n1: u32, n2: u32, k: u32, group: u32, flags: u32, eps: f32, pad0: u32 });
+gpu_params!(AttentionDecodeParams {
+    n_heads: u32,
+    n_kv_heads: u32,
+    head_dim: u32,
+    max_seq: u32,
+    scale: f32,
+    rotary_dim: u32,
     flags: u32,
-    pad0: u32,
-    pad1: u32
+    eps: f32,
 });
+
+/// Flag bits of `matvec_fused_int4.wgsl`.
+pub mod fused {
+    pub const NORM: u32 = 1;
+    pub const ADD_UNIT: u32 = 2;
+    pub const RESID: u32 = 4;
+    pub const SWIGLU: u32 = 8;
+    pub const BIAS0: u32 = 16;
+}
+
+/// Flag bits of `attention_decode.wgsl`.
+pub mod attn_decode {
+    pub const QK_NORM: u32 = 1;
+    pub const INTERLEAVED: u32 = 2;
+}

@@ -6,11 +6,13 @@ use std::sync::{Arc, Mutex};
 
 use super::{Gpu, KernelId};
 
-/// What makes two pipelines different. Today only the kernel; specialisation
-/// constants join this struct when a kernel grows them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// What makes two pipelines different: the kernel, and for kernels that
+/// declare `override FLAGS: u32`, the flag bits compiled into it (so fused
+/// variants carry no run-time branches on what they fuse).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct PipelineKey {
     pub kernel: KernelId,
+    pub flags: u32,
 }
 
 #[derive(Default)]
@@ -31,33 +33,28 @@ impl Gpu {
             modules
                 .entry(src.file)
                 .or_insert_with(|| {
-                    self.device
-                        .create_shader_module(wgpu::ShaderModuleDescriptor {
-                            label: Some(src.file),
-                            source: wgpu::ShaderSource::Wgsl(src.source.into()),
-                        })
+                    self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                        label: Some(src.file),
+                        source: wgpu::ShaderSource::Wgsl(src.source.into()),
+                    })
                 })
                 .clone()
         };
-        let pipeline = Arc::new(self.device.create_compute_pipeline(
-            &wgpu::ComputePipelineDescriptor {
-                label: Some(src.entry),
-                layout: None,
-                module: &module,
-                entry_point: Some(src.entry),
-                compilation_options: wgpu::PipelineCompilationOptions {
-                    constants: &[],
-                    // Every kernel writes what it reads from shared memory first.
-                    zero_initialize_workgroup_memory: false,
-                },
-                cache: None,
+        let constants = [("FLAGS", key.flags as f64)];
+        let constants: &[(&str, f64)] = if src.specialized { &constants } else { &[] };
+        let pipeline = Arc::new(self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(src.entry),
+            layout: None,
+            module: &module,
+            entry_point: Some(src.entry),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants,
+                // Every kernel writes what it reads from shared memory first.
+                zero_initialize_workgroup_memory: false,
             },
-        ));
-        self.pipelines
-            .pipelines
-            .lock()
-            .unwrap()
-            .insert(key, pipeline.clone());
+            cache: None,
+        }));
+        self.pipelines.pipelines.lock().unwrap().insert(key, pipeline.clone());
         pipeline
     }
 }

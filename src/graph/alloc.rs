@@ -57,12 +57,7 @@ pub fn assign(graph: &Graph, max_tokens: usize) -> Assignment {
                 .filter(|(_, s)| slot_bytes[**s] >= need)
                 .min_by_key(|(_, s)| slot_bytes[**s])
                 .map(|(k, _)| k)
-                .or_else(|| {
-                    free.iter()
-                        .enumerate()
-                        .max_by_key(|(_, s)| slot_bytes[**s])
-                        .map(|(k, _)| k)
-                });
+                .or_else(|| free.iter().enumerate().max_by_key(|(_, s)| slot_bytes[**s]).map(|(k, _)| k));
             let slot = match fit {
                 Some(k) => free.swap_remove(k),
                 None => {
@@ -83,10 +78,7 @@ pub fn assign(graph: &Graph, max_tokens: usize) -> Assignment {
             }
         }
     }
-    Assignment {
-        slot_of,
-        slot_bytes,
-    }
+    Assignment { slot_of, slot_bytes }
 }
 
 /// Live range [first write, last use] of every activation (for tests and dumps).
@@ -125,11 +117,7 @@ mod tests {
         for i in 1..len {
             let y = g.activation(format!("x{i}"), 16 * (1 + i % 3), Rows::Tokens);
             // Each op also reads the very first tensor: it stays live throughout.
-            g.push(Op::Add {
-                a: x,
-                b: first,
-                out: y,
-            });
+            g.push(Op::Add { a: x, b: first, out: y });
             x = y;
         }
         g.outputs.push(x);
@@ -145,10 +133,7 @@ mod tests {
             for (t2, s2, e2) in &ranges[i + 1..] {
                 let overlap = s1 <= e2 && s2 <= e1;
                 if overlap {
-                    assert_ne!(
-                        a.slot_of[t1.0 as usize], a.slot_of[t2.0 as usize],
-                        "{t1:?} {t2:?}"
-                    );
+                    assert_ne!(a.slot_of[t1.0 as usize], a.slot_of[t2.0 as usize], "{t1:?} {t2:?}");
                 }
             }
         }

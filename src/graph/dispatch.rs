@@ -2,7 +2,7 @@
 //! ordered bindings, grid). Pure: no GPU objects are created here, so the
 //! choice of kernels can be snapshot-tested without a device.
 
-use super::ir::{DeviceTensor, Graph, Op, Rows, Storage, TensorId};
+use super::ir::{DeviceTensor, Epilogue, Graph, Op, Rows, Storage, TensorId};
 use crate::gpu::params::{self, flags};
 use crate::gpu::KernelId;
 
@@ -40,6 +40,9 @@ pub enum Bind {
     Sm(TensorId),
     /// A placeholder for an absent optional input (e.g. no bias).
     Dummy,
+    /// A placeholder for an unused output (a separate buffer: one buffer may
+    /// not be bound read-only and writable in the same dispatch).
+    DummyOut,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -50,16 +53,14 @@ pub struct DispatchSpec {
     pub params: Vec<u8>,
     pub bindings: Vec<Bind>,
     pub grid: Grid,
+    /// Flag bits compiled into the pipeline (kernels with `override FLAGS`).
+    pub flags: u32,
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum SelectError {
     #[error("op {index} ({op}): {msg}")]
-    Shape {
-        index: usize,
-        op: &'static str,
-        msg: String,
-    },
+    Shape { index: usize, op: &'static str, msg: String },
 }
 
 fn ceil(a: usize, b: usize) -> u32 {
@@ -73,12 +74,7 @@ fn bytes<T: bytemuck::Pod>(v: T) -> Vec<u8> {
 /// Chooses a kernel for every op. `max_tokens == 1` means a decode plan, where
 /// matmuls use the K-parallel matvec kernels.
 pub fn select(graph: &Graph, max_tokens: usize) -> Result<Vec<DispatchSpec>, SelectError> {
-    graph
-        .ops
-        .iter()
-        .enumerate()
-        .map(|(i, op)| select_one(graph, i, op, max_tokens))
-        .collect()
+    graph.ops.iter().enumerate().map(|(i, op)| select_one(graph, i, op, max_tokens)).collect()
 }
 
 fn bound(graph: &Graph, t: TensorId) -> Option<&DeviceTensor> {
@@ -95,39 +91,19 @@ fn rows_of(graph: &Graph, t: TensorId) -> Rows {
     }
 }
 
-fn select_one(
-    graph: &Graph,
-    index: usize,
-    op: &Op,
-    max_tokens: usize,
-) -> Result<DispatchSpec, SelectError> {
-    let err = |msg: String| SelectError::Shape {
-        index,
-        op: op.name(),
-        msg,
-    };
+pub fn select_one(graph: &Graph, index: usize, op: &Op, max_tokens: usize) -> Result<DispatchSpec, SelectError> {
+    let err = |msg: String| SelectError::Shape { index, op: op.name(), msg };
     let w = |t: TensorId| graph.width(t);
-    let tokens_grid = |width: usize| Grid {
-        x: Dim::Fixed(ceil(width, 256)),
-        y: Dim::TOKENS,
-    };
-    let spec = |kernel, params, bindings, grid| DispatchSpec {
-        kernel,
-        op_index: index,
-        params,
-        bindings,
-        grid,
-    };
+    let tokens_grid = |width: usize| Grid { x: Dim::Fixed(ceil(width, 256)), y: Dim::TOKENS };
+    let spec =
+        |kernel, params, bindings, grid| DispatchSpec { kernel, op_index: index, params, bindings, grid, flags: 0 };
     Ok(match *op {
         Op::Embed { tokens, table, out } => {
             let width = w(out);
             match bound(graph, table) {
                 Some(DeviceTensor::F32 { len, .. }) => {
-                    let p = params::EmbedParams {
-                        width: width as u32,
-                        vocab: (len / width) as u32,
-                        ..Default::default()
-                    };
+                    let p =
+                        params::EmbedParams { width: width as u32, vocab: (len / width) as u32, ..Default::default() };
                     spec(
                         KernelId::EmbedF32,
                         bytes(p),
@@ -135,44 +111,22 @@ fn select_one(
                         tokens_grid(width),
                     )
                 }
-                Some(DeviceTensor::Int4 {
-                    rows, cols, group, ..
-                }) if *cols == width => {
-                    let p = params::EmbedParams {
-                        width: width as u32,
-                        vocab: *rows as u32,
-                        group: *group as u32,
-                        pad0: 0,
-                    };
+                Some(DeviceTensor::Int4 { rows, cols, group, .. }) if *cols == width => {
+                    let p =
+                        params::EmbedParams { width: width as u32, vocab: *rows as u32, group: *group as u32, pad0: 0 };
                     spec(
                         KernelId::EmbedInt4,
                         bytes(p),
-                        vec![
-                            Bind::Tensor(tokens),
-                            Bind::Q(table),
-                            Bind::Sm(table),
-                            Bind::Tensor(out),
-                        ],
+                        vec![Bind::Tensor(tokens), Bind::Q(table), Bind::Sm(table), Bind::Tensor(out)],
                         tokens_grid(width),
                     )
                 }
                 _ => return Err(err(format!("embedding table does not match width {width}"))),
             }
         }
-        Op::RmsNorm {
-            x,
-            weight,
-            out,
-            dim,
-            rows_per_token,
-            eps,
-            add_unit,
-        } => {
+        Op::RmsNorm { x, weight, out, dim, rows_per_token, eps, add_unit } => {
             if w(x) != dim * rows_per_token || w(out) != w(x) {
-                return Err(err(format!(
-                    "width {} is not {rows_per_token} rows of {dim}",
-                    w(x)
-                )));
+                return Err(err(format!("width {} is not {rows_per_token} rows of {dim}", w(x))));
             }
             let p = params::RmsNormParams {
                 dim: dim as u32,
@@ -180,27 +134,10 @@ fn select_one(
                 eps,
                 add_unit: add_unit as u32,
             };
-            let grid = Grid {
-                x: Dim::Tokens {
-                    mul: rows_per_token as u32,
-                    div: 1,
-                },
-                y: Dim::Fixed(1),
-            };
-            spec(
-                KernelId::RmsNorm,
-                bytes(p),
-                vec![Bind::Tensor(x), Bind::Tensor(weight), Bind::Tensor(out)],
-                grid,
-            )
+            let grid = Grid { x: Dim::Tokens { mul: rows_per_token as u32, div: 1 }, y: Dim::Fixed(1) };
+            spec(KernelId::RmsNorm, bytes(p), vec![Bind::Tensor(x), Bind::Tensor(weight), Bind::Tensor(out)], grid)
         }
-        Op::MatMul {
-            x,
-            w: wt,
-            bias,
-            out,
-            last_row,
-        } => {
+        Op::MatMul { x, w: wt, bias, out, last_row } => {
             let (k, n) = (w(x), w(out));
             let matvec = last_row || max_tokens == 1;
             let mut fl = if bias.is_some() { flags::BIAS } else { 0 };
@@ -208,72 +145,32 @@ fn select_one(
                 fl |= flags::LAST_ROW;
             }
             let bias_bind = bias.map_or(Bind::Dummy, Bind::Tensor);
-            let y = if last_row || rows_of(graph, out) == Rows::One {
-                Dim::Fixed(1)
-            } else {
-                Dim::TOKENS
-            };
+            let y = if last_row || rows_of(graph, out) == Rows::One { Dim::Fixed(1) } else { Dim::TOKENS };
             let (kernel, group, wb) = match bound(graph, wt) {
                 Some(DeviceTensor::F32 { len, .. }) if *len == n * k => {
-                    let kernel = if matvec {
-                        KernelId::MatvecF32
-                    } else {
-                        KernelId::MatmulF32
-                    };
+                    let kernel = if matvec { KernelId::MatvecF32 } else { KernelId::MatmulF32 };
                     (kernel, 0, vec![Bind::Tensor(wt)])
                 }
-                Some(DeviceTensor::Int4 {
-                    rows, cols, group, ..
-                }) if *rows == n && *cols == k => {
-                    let kernel = if matvec {
-                        KernelId::MatvecInt4
-                    } else {
-                        KernelId::MatmulInt4
-                    };
+                Some(DeviceTensor::Int4 { rows, cols, group, .. }) if *rows == n && *cols == k => {
+                    let kernel = if matvec { KernelId::MatvecInt4 } else { KernelId::MatmulInt4 };
                     (kernel, *group as u32, vec![Bind::Q(wt), Bind::Sm(wt)])
                 }
-                _ => {
-                    return Err(err(format!(
-                        "weight '{}' is not [{n}, {k}]",
-                        graph.desc(wt).label
-                    )))
-                }
+                _ => return Err(err(format!("weight '{}' is not [{n}, {k}]", graph.desc(wt).label))),
             };
             let grid = if matvec {
-                Grid {
-                    x: Dim::Fixed(ceil(n, 8)),
-                    y,
-                }
+                Grid { x: Dim::Fixed(ceil(n, 8)), y }
             } else {
-                Grid {
-                    x: Dim::Fixed(ceil(n, 64)),
-                    y: Dim::Tokens { mul: 1, div: 32 },
-                }
+                Grid { x: Dim::Fixed(ceil(n, 64)), y: Dim::Tokens { mul: 1, div: 32 } }
             };
-            let p = params::MatmulParams {
-                n: n as u32,
-                k: k as u32,
-                group,
-                flags: fl,
-            };
+            let p = params::MatmulParams { n: n as u32, k: k as u32, group, flags: fl };
             let mut b = vec![Bind::Tensor(x)];
             b.extend(wb);
             b.push(bias_bind);
             b.push(Bind::Tensor(out));
             spec(kernel, bytes(p), b, grid)
         }
-        Op::Rope {
-            q,
-            k,
-            cos_sin,
-            q_out,
-            k_out,
-            attrs: a,
-        } => {
-            if w(q) != a.n_q_heads * a.head_dim
-                || w(k) != a.n_kv_heads * a.head_dim
-                || a.rotary_dim > a.head_dim
-            {
+        Op::Rope { q, k, cos_sin, q_out, k_out, attrs: a } => {
+            if w(q) != a.n_q_heads * a.head_dim || w(k) != a.n_kv_heads * a.head_dim || a.rotary_dim > a.head_dim {
                 return Err(err("q/k widths do not match the heads".into()));
             }
             let p = params::RopeParams {
@@ -285,20 +182,11 @@ fn select_one(
                 max_pos: a.max_pos as u32,
                 ..Default::default()
             };
-            let grid = Grid {
-                x: Dim::Fixed((a.n_q_heads + a.n_kv_heads) as u32),
-                y: Dim::TOKENS,
-            };
+            let grid = Grid { x: Dim::Fixed((a.n_q_heads + a.n_kv_heads) as u32), y: Dim::TOKENS };
             let b = [q, k, cos_sin, q_out, k_out].map(Bind::Tensor).to_vec();
             spec(KernelId::Rope, bytes(p), b, grid)
         }
-        Op::KvAppend {
-            k,
-            v,
-            k_cache,
-            v_cache,
-            attrs: a,
-        } => {
+        Op::KvAppend { k, v, k_cache, v_cache, attrs: a } => {
             let kv_width = a.n_kv_heads * a.head_dim;
             let p = params::KvAppendParams {
                 kv_width: kv_width as u32,
@@ -309,14 +197,7 @@ fn select_one(
             let b = [k, v, k_cache, v_cache].map(Bind::Tensor).to_vec();
             spec(KernelId::KvAppend, bytes(p), b, tokens_grid(kv_width))
         }
-        Op::Attention {
-            q,
-            k_cache,
-            v_cache,
-            out,
-            attrs: a,
-            scale,
-        } => {
+        Op::Attention { q, k_cache, v_cache, out, attrs: a, scale } => {
             if a.head_dim > 256 || a.n_heads % a.n_kv_heads != 0 {
                 return Err(err(format!(
                     "unsupported heads: {} q / {} kv, head_dim {}",
@@ -331,55 +212,136 @@ fn select_one(
                 scale,
                 ..Default::default()
             };
-            let grid = Grid {
-                x: Dim::Fixed(a.n_heads as u32),
-                y: Dim::TOKENS,
-            };
+            let grid = Grid { x: Dim::Fixed(a.n_heads as u32), y: Dim::TOKENS };
             let b = [q, k_cache, v_cache, out].map(Bind::Tensor).to_vec();
             spec(KernelId::Attention, bytes(p), b, grid)
         }
-        Op::SwiGlu { gate, up, out }
-        | Op::Add {
-            a: gate,
-            b: up,
-            out,
-        } => {
-            let kernel = if matches!(op, Op::SwiGlu { .. }) {
-                KernelId::SwiGlu
-            } else {
-                KernelId::Add
-            };
-            let p = params::EltwiseParams {
-                width: w(out) as u32,
-                ..Default::default()
-            };
-            spec(
-                kernel,
-                bytes(p),
-                [gate, up, out].map(Bind::Tensor).to_vec(),
-                tokens_grid(w(out)),
-            )
+        Op::SwiGlu { gate, up, out } | Op::Add { a: gate, b: up, out } => {
+            let kernel = if matches!(op, Op::SwiGlu { .. }) { KernelId::SwiGlu } else { KernelId::Add };
+            let p = params::EltwiseParams { width: w(out) as u32, ..Default::default() };
+            spec(kernel, bytes(p), [gate, up, out].map(Bind::Tensor).to_vec(), tokens_grid(w(out)))
         }
-        Op::Argmax {
-            logits,
-            out,
-            last_row,
-        } => {
+        Op::FusedMatvec(ref f) => {
+            let k = w(f.x);
+            let mut p = params::FusedMatvecParams { k: k as u32, ..Default::default() };
+            let mut b = vec![Bind::Tensor(f.x)];
+            match &f.norm {
+                Some(n) => {
+                    p.flags |= params::fused::NORM | if n.add_unit { params::fused::ADD_UNIT } else { 0 };
+                    p.eps = n.eps;
+                    b.push(Bind::Tensor(n.weight));
+                }
+                None => b.push(Bind::Dummy),
+            }
+            match f.epilogue {
+                Epilogue::Residual(r) => {
+                    p.flags |= params::fused::RESID;
+                    b.push(Bind::Tensor(r));
+                }
+                Epilogue::SwiGlu { .. } => {
+                    p.flags |= params::fused::SWIGLU;
+                    b.push(Bind::Dummy);
+                }
+                Epilogue::None => b.push(Bind::Dummy),
+            }
+            if f.mats.is_empty() || f.mats.len() > 3 {
+                return Err(err(format!("{} matrices (1-3 supported)", f.mats.len())));
+            }
+            let mut ns = [0u32; 3];
+            for (i, m) in f.mats.iter().enumerate() {
+                match bound(graph, m.w) {
+                    Some(DeviceTensor::Int4 { rows, cols, group, .. }) if *cols == k && group % 32 == 0 => {
+                        if i > 0 && *group as u32 != p.group {
+                            return Err(err("fused matrices differ in group size".into()));
+                        }
+                        p.group = *group as u32;
+                        ns[i] = *rows as u32;
+                    }
+                    _ => return Err(err(format!("weight '{}' is not an INT4 [_, {k}] matrix", graph.desc(m.w).label))),
+                }
+                b.extend([Bind::Q(m.w), Bind::Sm(m.w)]);
+            }
+            for _ in f.mats.len()..3 {
+                b.extend([Bind::Dummy, Bind::Dummy]);
+            }
+            for i in 0..3 {
+                match f.mats.get(i).and_then(|m| m.bias) {
+                    Some(bt) => {
+                        p.flags |= params::fused::BIAS0 << i;
+                        b.push(Bind::Tensor(bt));
+                    }
+                    None => b.push(Bind::Dummy),
+                }
+            }
+            match f.epilogue {
+                Epilogue::SwiGlu { out } => {
+                    if f.mats.len() != 2 || ns[0] != ns[1] {
+                        return Err(err("SwiGLU epilogue needs two matrices of equal height".into()));
+                    }
+                    b.extend([Bind::Tensor(out), Bind::DummyOut, Bind::DummyOut]);
+                }
+                _ => {
+                    for i in 0..3 {
+                        b.push(f.mats.get(i).map_or(Bind::DummyOut, |m| Bind::Tensor(m.out)));
+                    }
+                }
+            }
+            (p.n0, p.n1, p.n2) = (ns[0], ns[1], ns[2]);
+            let cols = if matches!(f.epilogue, Epilogue::SwiGlu { .. }) { ns[0] } else { ns.iter().sum() };
+            let grid = Grid { x: Dim::Fixed(cols.div_ceil(8)), y: Dim::Fixed(1) };
+            p.flags |= (f.mats.len() as u32) << 8;
+            DispatchSpec { flags: p.flags, ..spec(KernelId::MatvecFusedInt4, bytes(p), b, grid) }
+        }
+        Op::AttentionDecode(ref a) => {
+            let s = a.attrs;
+            if s.head_dim > 256 || s.n_heads % s.n_kv_heads != 0 || a.rope.rotary_dim > s.head_dim {
+                return Err(err(format!(
+                    "unsupported heads: {} q / {} kv, head_dim {}",
+                    s.n_heads, s.n_kv_heads, s.head_dim
+                )));
+            }
+            let mut flags = if a.rope.interleaved { params::attn_decode::INTERLEAVED } else { 0 };
+            let mut eps = 0.0;
+            let (qn, kn) = match a.qk_norm {
+                Some((qn, kn, e)) => {
+                    flags |= params::attn_decode::QK_NORM;
+                    eps = e;
+                    (Bind::Tensor(qn), Bind::Tensor(kn))
+                }
+                None => (Bind::Dummy, Bind::Dummy),
+            };
+            let p = params::AttentionDecodeParams {
+                n_heads: s.n_heads as u32,
+                n_kv_heads: s.n_kv_heads as u32,
+                head_dim: s.head_dim as u32,
+                max_seq: s.max_seq as u32,
+                scale: a.scale,
+                rotary_dim: a.rope.rotary_dim as u32,
+                flags,
+                eps,
+            };
+            let b = vec![
+                Bind::Tensor(a.q),
+                Bind::Tensor(a.k),
+                Bind::Tensor(a.v),
+                Bind::Tensor(a.cos_sin),
+                qn,
+                kn,
+                Bind::Tensor(a.k_cache),
+                Bind::Tensor(a.v_cache),
+                Bind::Tensor(a.out),
+            ];
+            let grid = Grid { x: Dim::Fixed(s.n_heads as u32), y: Dim::Fixed(1) };
+            DispatchSpec { flags, ..spec(KernelId::AttentionDecode, bytes(p), b, grid) }
+        }
+        Op::Argmax { logits, out, last_row } => {
             let p = params::ArgmaxParams {
                 n: w(logits) as u32,
                 flags: if last_row { flags::LAST_ROW } else { 0 },
                 ..Default::default()
             };
-            let grid = Grid {
-                x: Dim::Fixed(1),
-                y: Dim::Fixed(1),
-            };
-            spec(
-                KernelId::Argmax,
-                bytes(p),
-                vec![Bind::Tensor(logits), Bind::Tensor(out)],
-                grid,
-            )
+            let grid = Grid { x: Dim::Fixed(1), y: Dim::Fixed(1) };
+            spec(KernelId::Argmax, bytes(p), vec![Bind::Tensor(logits), Bind::Tensor(out)], grid)
         }
     })
 }

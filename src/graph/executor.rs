@@ -54,6 +54,7 @@ impl Plan {
         }
         let step = gpu.uniform_from("step", &Step::default());
         let dummy = gpu.storage("dummy", 16);
+        let dummy_out = gpu.storage("dummy_out", 16);
 
         // All params in one uniform arena, each at the device's offset alignment.
         let align = gpu.device.limits().min_uniform_buffer_offset_alignment as usize;
@@ -68,9 +69,7 @@ impl Plan {
 
         let mut dispatches = Vec::with_capacity(specs.len());
         for (spec, off) in specs.into_iter().zip(offsets) {
-            let pipeline = gpu.pipeline(PipelineKey {
-                kernel: spec.kernel,
-            });
+            let pipeline = gpu.pipeline(PipelineKey { kernel: spec.kernel, flags: spec.flags });
             let layout = pipeline.get_bind_group_layout(0);
             let mut entries = vec![
                 wgpu::BindGroupEntry {
@@ -81,38 +80,20 @@ impl Plan {
                         size: wgpu::BufferSize::new(spec.params.len() as u64),
                     }),
                 },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: step.as_entire_binding(),
-                },
+                wgpu::BindGroupEntry { binding: 1, resource: step.as_entire_binding() },
             ];
             for (i, b) in spec.bindings.iter().enumerate() {
-                let buf = resolve(&graph, &assignment, &pool, &dummy, *b)?;
-                entries.push(wgpu::BindGroupEntry {
-                    binding: 2 + i as u32,
-                    resource: buf.as_entire_binding(),
-                });
+                let buf = resolve(&graph, &assignment, &pool, [&dummy, &dummy_out], *b)?;
+                entries.push(wgpu::BindGroupEntry { binding: 2 + i as u32, resource: buf.as_entire_binding() });
             }
             let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some(spec.kernel.source().entry),
                 layout: &layout,
                 entries: &entries,
             });
-            dispatches.push(Dispatch {
-                pipeline,
-                bind_group,
-                spec,
-            });
+            dispatches.push(Dispatch { pipeline, bind_group, spec });
         }
-        Ok(Plan {
-            gpu: gpu.clone(),
-            graph,
-            assignment,
-            pool,
-            step,
-            dispatches,
-            max_tokens: opts.max_tokens,
-        })
+        Ok(Plan { gpu: gpu.clone(), graph, assignment, pool, step, dispatches, max_tokens: opts.max_tokens })
     }
 
     /// Sets the step's token count and first position (before the submit that runs it).
@@ -122,15 +103,8 @@ impl Plan {
             "step of {n_tokens} tokens in a plan of {}",
             self.max_tokens
         );
-        let s = Step {
-            n_tokens: n_tokens as u32,
-            pos0: pos0 as u32,
-            kv_len: (pos0 + n_tokens) as u32,
-            pad0: 0,
-        };
-        self.gpu
-            .queue
-            .write_buffer(&self.step, 0, bytemuck::bytes_of(&s));
+        let s = Step { n_tokens: n_tokens as u32, pos0: pos0 as u32, kv_len: (pos0 + n_tokens) as u32, pad0: 0 };
+        self.gpu.queue.write_buffer(&self.step, 0, bytemuck::bytes_of(&s));
     }
 
     /// Records every dispatch of one step into `pass`.
@@ -138,10 +112,7 @@ impl Plan {
         for d in &self.dispatches {
             pass.set_pipeline(&d.pipeline);
             pass.set_bind_group(0, &d.bind_group, &[]);
-            let (x, y) = (
-                d.spec.grid.x.resolve(n_tokens as u32),
-                d.spec.grid.y.resolve(n_tokens as u32),
-            );
+            let (x, y) = (d.spec.grid.x.resolve(n_tokens as u32), d.spec.grid.y.resolve(n_tokens as u32));
             pass.dispatch_workgroups(x, y, 1);
         }
     }
@@ -151,10 +122,8 @@ impl Plan {
         self.set_step(n_tokens, pos0);
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
         {
-            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("step"),
-                timestamp_writes: None,
-            });
+            let mut pass =
+                enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("step"), timestamp_writes: None });
             self.encode(&mut pass, n_tokens);
         }
         self.gpu.queue.submit([enc.finish()]);
@@ -190,9 +159,7 @@ impl Plan {
     pub fn poison_activations(&self) {
         for b in &self.pool {
             let nan = vec![f32::NAN; (b.size() / 4) as usize];
-            self.gpu
-                .queue
-                .write_buffer(b, 0, bytemuck::cast_slice(&nan));
+            self.gpu.queue.write_buffer(b, 0, bytemuck::cast_slice(&nan));
         }
     }
 
@@ -206,18 +173,19 @@ fn resolve<'a>(
     graph: &'a Graph,
     a: &Assignment,
     pool: &'a [wgpu::Buffer],
-    dummy: &'a wgpu::Buffer,
+    dummies: [&'a wgpu::Buffer; 2],
     b: Bind,
 ) -> Result<&'a wgpu::Buffer, PlanError> {
     let t = match b {
-        Bind::Dummy => return Ok(dummy),
+        Bind::Dummy => return Ok(dummies[0]),
+        Bind::DummyOut => return Ok(dummies[1]),
         Bind::Tensor(t) | Bind::Q(t) | Bind::Sm(t) => t,
     };
     let desc = graph.desc(t);
     match (&desc.storage, b) {
-        (Storage::Activation { .. }, _) => a.slot_of[t.0 as usize]
-            .map(|s| &pool[s])
-            .ok_or_else(|| PlanError::Unwritten(desc.label.clone())),
+        (Storage::Activation { .. }, _) => {
+            a.slot_of[t.0 as usize].map(|s| &pool[s]).ok_or_else(|| PlanError::Unwritten(desc.label.clone()))
+        }
         (Storage::Bound(d), _) => Ok(match (d.as_ref(), b) {
             (DeviceTensor::Int4 { sm, .. }, Bind::Sm(_)) => sm,
             (DeviceTensor::Int4 { q, .. }, _) => q,

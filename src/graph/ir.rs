@@ -45,26 +45,18 @@ pub enum DeviceTensor {
 impl DeviceTensor {
     pub fn f32(gpu: &Gpu, label: &str, data: &[f32], cols: usize) -> Result<Arc<Self>, GpuError> {
         gpu.check_binding(label, data.len() as u64 * 4)?;
-        Ok(Arc::new(DeviceTensor::F32 {
-            buf: gpu.storage_from(label, data),
-            len: data.len(),
-            cols,
-        }))
+        Ok(Arc::new(DeviceTensor::F32 { buf: gpu.storage_from(label, data), len: data.len(), cols }))
     }
 
     pub fn u32(gpu: &Gpu, label: &str, data: &[u32]) -> Result<Arc<Self>, GpuError> {
-        Ok(Arc::new(DeviceTensor::U32 {
-            buf: gpu.storage_from(label, data),
-            len: data.len(),
-        }))
+        Ok(Arc::new(DeviceTensor::U32 { buf: gpu.storage_from(label, data), len: data.len() }))
     }
 
     /// A zeroed f32 buffer (KV caches).
     pub fn zeros(gpu: &Gpu, label: &str, len: usize, cols: usize) -> Result<Arc<Self>, GpuError> {
         gpu.check_binding(label, len as u64 * 4)?;
         let buf = gpu.storage(label, len as u64 * 4);
-        gpu.queue
-            .write_buffer(&buf, 0, bytemuck::cast_slice(&vec![0f32; len]));
+        gpu.queue.write_buffer(&buf, 0, bytemuck::cast_slice(&vec![0f32; len]));
         Ok(Arc::new(DeviceTensor::F32 { buf, len, cols }))
     }
 
@@ -83,9 +75,7 @@ impl DeviceTensor {
     pub fn bytes(&self) -> u64 {
         match self {
             DeviceTensor::F32 { len, .. } | DeviceTensor::U32 { len, .. } => *len as u64 * 4,
-            DeviceTensor::Int4 {
-                rows, cols, group, ..
-            } => (rows * cols / 2 + rows * cols / group * 8) as u64,
+            DeviceTensor::Int4 { rows, cols, group, .. } => (rows * cols / 2 + rows * cols / group * 8) as u64,
         }
     }
 }
@@ -106,11 +96,7 @@ pub struct TensorDesc {
 #[derive(Debug, Clone, serde::Serialize)]
 pub enum Op {
     /// `out[r] = table[tokens[r]]` (table f32 or INT4).
-    Embed {
-        tokens: TensorId,
-        table: TensorId,
-        out: TensorId,
-    },
+    Embed { tokens: TensorId, table: TensorId, out: TensorId },
     /// Row-wise RMSNorm; a token holds `rows_per_token` rows of `dim`.
     RmsNorm {
         x: TensorId,
@@ -122,57 +108,73 @@ pub enum Op {
         add_unit: bool,
     },
     /// `out = x . w^T (+ bias)`; with `last_row`, only the step's last row of x.
-    MatMul {
-        x: TensorId,
-        w: TensorId,
-        bias: Option<TensorId>,
-        out: TensorId,
-        last_row: bool,
-    },
+    MatMul { x: TensorId, w: TensorId, bias: Option<TensorId>, out: TensorId, last_row: bool },
     /// Rotary embedding of q and k at positions pos0 + row.
-    Rope {
-        q: TensorId,
-        k: TensorId,
-        cos_sin: TensorId,
-        q_out: TensorId,
-        k_out: TensorId,
-        attrs: RopeAttrs,
-    },
+    Rope { q: TensorId, k: TensorId, cos_sin: TensorId, q_out: TensorId, k_out: TensorId, attrs: RopeAttrs },
     /// Writes k and v rows into the layer's cache at positions pos0 + row.
-    KvAppend {
-        k: TensorId,
-        v: TensorId,
-        k_cache: TensorId,
-        v_cache: TensorId,
-        attrs: AttnShape,
-    },
+    KvAppend { k: TensorId, v: TensorId, k_cache: TensorId, v_cache: TensorId, attrs: AttnShape },
     /// Causal attention of q over the cache (GQA).
-    Attention {
-        q: TensorId,
-        k_cache: TensorId,
-        v_cache: TensorId,
-        out: TensorId,
-        attrs: AttnShape,
-        scale: f32,
-    },
+    Attention { q: TensorId, k_cache: TensorId, v_cache: TensorId, out: TensorId, attrs: AttnShape, scale: f32 },
     /// `out = silu(gate) * up`.
-    SwiGlu {
-        gate: TensorId,
-        up: TensorId,
-        out: TensorId,
-    },
+    SwiGlu { gate: TensorId, up: TensorId, out: TensorId },
     /// `out = a + b`.
-    Add {
-        a: TensorId,
-        b: TensorId,
-        out: TensorId,
-    },
+    Add { a: TensorId, b: TensorId, out: TensorId },
     /// Greedy token from one row of logits into `out[0]`.
-    Argmax {
-        logits: TensorId,
+    Argmax { logits: TensorId, out: TensorId, last_row: bool },
+    /// Decode matvec over 1-3 INT4 matrices sharing `x`, with an optional
+    /// RMSNorm prologue and a residual or SwiGLU epilogue (fusion passes).
+    FusedMatvec(FusedMatvec),
+    /// Decode attention fused with q/k norms, rope and the KV append.
+    AttentionDecode(AttentionDecode),
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct NormPrologue {
+    pub weight: TensorId,
+    pub eps: f32,
+    pub add_unit: bool,
+}
+
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct MatOut {
+    pub w: TensorId,
+    pub bias: Option<TensorId>,
+    pub out: TensorId,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub enum Epilogue {
+    None,
+    /// out of the single matrix = resid + W x.
+    Residual(TensorId),
+    /// `out` = silu(W0 x) * (W1 x); the two matrices' own outputs are not written.
+    SwiGlu {
         out: TensorId,
-        last_row: bool,
     },
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct FusedMatvec {
+    pub x: TensorId,
+    pub norm: Option<NormPrologue>,
+    pub mats: Vec<MatOut>,
+    pub epilogue: Epilogue,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct AttentionDecode {
+    pub q: TensorId,
+    pub k: TensorId,
+    pub v: TensorId,
+    pub cos_sin: TensorId,
+    /// Per-head q/k RMSNorm weights (Qwen3) and their eps.
+    pub qk_norm: Option<(TensorId, TensorId, f32)>,
+    pub k_cache: TensorId,
+    pub v_cache: TensorId,
+    pub out: TensorId,
+    pub attrs: AttnShape,
+    pub rope: RopeAttrs,
+    pub scale: f32,
 }
 
 #[derive(Debug, Clone, Copy, serde::Serialize)]
@@ -198,20 +200,32 @@ impl Op {
         match self {
             Op::Embed { tokens, table, .. } => vec![*tokens, *table],
             Op::RmsNorm { x, weight, .. } => vec![*x, *weight],
-            Op::MatMul { x, w, bias, .. } => {
-                [Some(*x), Some(*w), *bias].into_iter().flatten().collect()
-            }
+            Op::MatMul { x, w, bias, .. } => [Some(*x), Some(*w), *bias].into_iter().flatten().collect(),
             Op::Rope { q, k, cos_sin, .. } => vec![*q, *k, *cos_sin],
             Op::KvAppend { k, v, .. } => vec![*k, *v],
-            Op::Attention {
-                q,
-                k_cache,
-                v_cache,
-                ..
-            } => vec![*q, *k_cache, *v_cache],
+            Op::Attention { q, k_cache, v_cache, .. } => vec![*q, *k_cache, *v_cache],
             Op::SwiGlu { gate, up, .. } => vec![*gate, *up],
             Op::Add { a, b, .. } => vec![*a, *b],
             Op::Argmax { logits, .. } => vec![*logits],
+            Op::FusedMatvec(f) => {
+                let mut r = vec![f.x];
+                r.extend(f.norm.as_ref().map(|n| n.weight));
+                if let Epilogue::Residual(t) = f.epilogue {
+                    r.push(t);
+                }
+                for m in &f.mats {
+                    r.push(m.w);
+                    r.extend(m.bias);
+                }
+                r
+            }
+            Op::AttentionDecode(a) => {
+                let mut r = vec![a.q, a.k, a.v, a.cos_sin, a.k_cache, a.v_cache];
+                if let Some((qn, kn, _)) = a.qk_norm {
+                    r.extend([qn, kn]);
+                }
+                r
+            }
         }
     }
 
@@ -225,9 +239,12 @@ impl Op {
             | Op::Add { out, .. }
             | Op::Argmax { out, .. } => vec![*out],
             Op::Rope { q_out, k_out, .. } => vec![*q_out, *k_out],
-            Op::KvAppend {
-                k_cache, v_cache, ..
-            } => vec![*k_cache, *v_cache],
+            Op::KvAppend { k_cache, v_cache, .. } => vec![*k_cache, *v_cache],
+            Op::FusedMatvec(f) => match f.epilogue {
+                Epilogue::SwiGlu { out } => vec![out],
+                _ => f.mats.iter().map(|m| m.out).collect(),
+            },
+            Op::AttentionDecode(a) => vec![a.k_cache, a.v_cache, a.out],
         }
     }
 
@@ -242,6 +259,8 @@ impl Op {
             Op::SwiGlu { .. } => "swiglu",
             Op::Add { .. } => "add",
             Op::Argmax { .. } => "argmax",
+            Op::FusedMatvec(_) => "fused_matvec",
+            Op::AttentionDecode(_) => "attention_decode",
         }
     }
 }
@@ -253,6 +272,8 @@ pub struct Graph {
     pub ops: Vec<Op>,
     /// Activations read after the step (logits): never recycled.
     pub outputs: Vec<TensorId>,
+    /// For each op, the ids of the builder's nodes it computes (several after fusion).
+    pub node_ids: Vec<Vec<usize>>,
 }
 
 impl Graph {
@@ -265,14 +286,12 @@ impl Graph {
     }
 
     fn add(&mut self, label: impl Into<String>, storage: Storage) -> TensorId {
-        self.tensors.push(TensorDesc {
-            label: label.into(),
-            storage,
-        });
+        self.tensors.push(TensorDesc { label: label.into(), storage });
         TensorId(self.tensors.len() as u32 - 1)
     }
 
     pub fn push(&mut self, op: Op) {
+        self.node_ids.push(vec![self.ops.len()]);
         self.ops.push(op);
     }
 

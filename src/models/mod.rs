@@ -26,6 +26,7 @@ pub enum ModelError {
 
 /// Reads and parses a JSON file into `T`, naming the file on failure.
 pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ModelError> {
-    let text = std::fs::read_to_string(path).map_err(|e| ModelError::Config { path: path.into(), msg: e.to_string() })?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| ModelError::Config { path: path.into(), msg: e.to_string() })?;
     serde_json::from_str(&text).map_err(|e| ModelError::Config { path: path.into(), msg: e.to_string() })
 }

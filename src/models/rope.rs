@@ -34,7 +34,10 @@ impl RopeScaling {
                 factor: factor()?,
                 low_freq_factor: p.low_freq_factor.unwrap_or(1.0) as f32,
                 high_freq_factor: p.high_freq_factor.unwrap_or(4.0) as f32,
-                original_max: p.original_max_position_embeddings.ok_or("llama3 rope without original_max_position_embeddings")? as f32,
+                original_max: p
+                    .original_max_position_embeddings
+                    .ok_or("llama3 rope without original_max_position_embeddings")?
+                    as f32,
             }),
             Some(other) => Err(format!("rope type '{other}' is not supported (default, linear, llama3 are)")),
         }
@@ -44,9 +47,7 @@ impl RopeScaling {
 /// inv_freq[i] for i < rotary_dim / 2.
 pub fn inv_freq(theta: f64, rotary_dim: usize, scaling: &RopeScaling) -> Vec<f32> {
     let base = theta as f32;
-    let inv: Vec<f32> = (0..rotary_dim / 2)
-        .map(|i| 1.0 / base.powf((2 * i) as f32 / rotary_dim as f32))
-        .collect();
+    let inv: Vec<f32> = (0..rotary_dim / 2).map(|i| 1.0 / base.powf((2 * i) as f32 / rotary_dim as f32)).collect();
     match *scaling {
         RopeScaling::None => inv,
         RopeScaling::Linear { factor } => inv.iter().map(|f| f / factor).collect(),

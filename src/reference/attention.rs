@@ -12,13 +12,7 @@ pub struct KvCache {
 impl KvCache {
     pub fn new(n_kv_heads: usize, max_seq: usize, head_dim: usize) -> Self {
         let len = n_kv_heads * max_seq * head_dim;
-        KvCache {
-            k: vec![0.0; len],
-            v: vec![0.0; len],
-            n_kv_heads,
-            max_seq,
-            head_dim,
-        }
+        KvCache { k: vec![0.0; len], v: vec![0.0; len], n_kv_heads, max_seq, head_dim }
     }
 
     /// Writes rows of k and v ([rows, n_kv_heads * head_dim]) at pos0, pos0 + 1, ...
@@ -51,20 +45,14 @@ pub fn attention(q: &[f32], cache: &KvCache, n_heads: usize, pos0: usize, scale:
             let scores: Vec<f64> = (0..len)
                 .map(|j| {
                     let kv = &cache.k[base + j * hd..][..hd];
-                    qv.iter()
-                        .zip(kv)
-                        .map(|(a, b)| *a as f64 * *b as f64)
-                        .sum::<f64>()
-                        * scale as f64
+                    qv.iter().zip(kv).map(|(a, b)| *a as f64 * *b as f64).sum::<f64>() * scale as f64
                 })
                 .collect();
             let m = scores.iter().cloned().fold(f64::MIN, f64::max);
             let e: Vec<f64> = scores.iter().map(|s| (s - m).exp()).collect();
             let sum: f64 = e.iter().sum();
             for d in 0..hd {
-                let acc: f64 = (0..len)
-                    .map(|j| e[j] * cache.v[base + j * hd + d] as f64)
-                    .sum();
+                let acc: f64 = (0..len).map(|j| e[j] * cache.v[base + j * hd + d] as f64).sum();
                 out[(r * n_heads + h) * hd + d] = (acc / sum) as f32;
             }
         }

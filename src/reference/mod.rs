@@ -3,6 +3,7 @@
 //! PyTorch code they mirror, never for speed.
 
 pub mod attention;
+pub mod llama;
 
 pub use attention::{attention, KvCache};
 
@@ -66,11 +67,7 @@ pub fn rope(
         for h in 0..n_heads {
             let base = (r * n_heads + h) * head_dim;
             for i in 0..half {
-                let (a, b) = if interleaved {
-                    (2 * i, 2 * i + 1)
-                } else {
-                    (i, i + half)
-                };
+                let (a, b) = if interleaved { (2 * i, 2 * i + 1) } else { (i, i + half) };
                 let [c, s] = cos_sin[pos * half + i];
                 let (xa, xb) = (x[base + a], x[base + b]);
                 out[base + a] = xa * c - xb * s;
@@ -83,10 +80,7 @@ pub fn rope(
 
 /// `silu(gate) * up`, as PyTorch's `F.silu(g) * u`.
 pub fn swiglu(gate: &[f32], up: &[f32]) -> Vec<f32> {
-    gate.iter()
-        .zip(up)
-        .map(|(g, u)| (g / (1.0 + (-g).exp())) * u)
-        .collect()
+    gate.iter().zip(up).map(|(g, u)| (g / (1.0 + (-g).exp())) * u).collect()
 }
 
 pub fn add(a: &[f32], b: &[f32]) -> Vec<f32> {

@@ -1,5 +1,9 @@
-//! Text: tokenizer wrapper and streaming detokenization.
+//! Text: tokenizer wrapper, streaming detokenization, chat templates,
+//! sampling and stop strings.
 
+pub mod chat;
+pub mod sampling;
+pub mod stop;
 pub mod tokenizer;
 
 pub use tokenizer::{TextTokenizer, TokenizerError};

@@ -27,7 +27,8 @@ impl TextTokenizer {
     /// generation_config.json's and tokenizer_config.json's eos token.
     pub fn from_dir(dir: &Path, config_eos: &[u32]) -> Result<Self, TokenizerError> {
         let path = dir.join("tokenizer.json");
-        let inner = tokenizers::Tokenizer::from_file(&path).map_err(|e| TokenizerError::Load { path: path.clone(), msg: e.to_string() })?;
+        let inner = tokenizers::Tokenizer::from_file(&path)
+            .map_err(|e| TokenizerError::Load { path: path.clone(), msg: e.to_string() })?;
         let mut eos: Vec<u32> = config_eos.to_vec();
         let read = |name: &str| -> Option<serde_json::Value> {
             std::fs::read_to_string(dir.join(name)).ok().and_then(|t| serde_json::from_str(&t).ok())
@@ -54,7 +55,12 @@ impl TextTokenizer {
         Ok(TextTokenizer { inner, eos, bos, chat_template })
     }
 
-    pub fn from_tokenizer(inner: tokenizers::Tokenizer, eos: Vec<u32>, bos: Option<u32>, chat_template: Option<String>) -> Self {
+    pub fn from_tokenizer(
+        inner: tokenizers::Tokenizer,
+        eos: Vec<u32>,
+        bos: Option<u32>,
+        chat_template: Option<String>,
+    ) -> Self {
         TextTokenizer { inner, eos, bos, chat_template }
     }
 

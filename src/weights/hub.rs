@@ -67,15 +67,13 @@ fn fetch(repo_id: &str, opts: &HubOptions) -> Result<PathBuf, String> {
 fn from_cache(repo_id: &str) -> Result<PathBuf, WeightError> {
     let cache = hf_hub::Cache::from_env();
     let repo = cache.model(repo_id.to_string());
-    repo.get("config.json")
-        .map(|c| c.parent().expect("a file has a parent").to_path_buf())
-        .ok_or_else(|| {
-            WeightError::Hub(format!(
-                "HF_HUB_OFFLINE is set and '{repo_id}' is not in the Hugging Face cache ({}); \
+    repo.get("config.json").map(|c| c.parent().expect("a file has a parent").to_path_buf()).ok_or_else(|| {
+        WeightError::Hub(format!(
+            "HF_HUB_OFFLINE is set and '{repo_id}' is not in the Hugging Face cache ({}); \
                  pass a local folder as --model instead",
-                cache.path().display()
-            ))
-        })
+            cache.path().display()
+        ))
+    })
 }
 
 fn shard_names(index: &Path) -> Result<Vec<String>, WeightError> {

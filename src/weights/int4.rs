@@ -29,10 +29,7 @@ pub struct GroupError {
 
 /// The largest of `preferred`, 64, 32 (not above `preferred`) that divides `cols`.
 pub fn pick_group(cols: usize, preferred: usize) -> Option<usize> {
-    [preferred, 128, 64, 32]
-        .into_iter()
-        .filter(|g| *g <= preferred && *g % 8 == 0 && *g > 0)
-        .find(|g| cols % g == 0)
+    [preferred, 128, 64, 32].into_iter().filter(|g| *g <= preferred && *g % 8 == 0 && *g > 0).find(|g| cols % g == 0)
 }
 
 impl Int4Matrix {
@@ -56,13 +53,7 @@ impl Int4Matrix {
             }
             sm.push([scale, lo]);
         }
-        Ok(Int4Matrix {
-            rows,
-            cols,
-            group,
-            q,
-            sm,
-        })
+        Ok(Int4Matrix { rows, cols, group, q, sm })
     }
 
     pub fn nibble(&self, r: usize, c: usize) -> u32 {
@@ -94,17 +85,12 @@ mod tests {
     #[test]
     fn quantization_error_is_within_half_a_step() {
         let (rows, cols, group) = (3, 64, 32);
-        let w: Vec<f32> = (0..rows * cols)
-            .map(|i| ((i * 37 % 101) as f32 - 50.0) / 17.0)
-            .collect();
+        let w: Vec<f32> = (0..rows * cols).map(|i| ((i * 37 % 101) as f32 - 50.0) / 17.0).collect();
         let m = Int4Matrix::quantize(&w, rows, cols, group).unwrap();
         let d = m.dequantize();
         for (i, (a, b)) in w.iter().zip(&d).enumerate() {
             let step = m.sm[i / group][0];
-            assert!(
-                (a - b).abs() <= step * 0.5 + 1e-6,
-                "element {i}: {a} vs {b}"
-            );
+            assert!((a - b).abs() <= step * 0.5 + 1e-6, "element {i}: {a} vs {b}");
         }
     }
 

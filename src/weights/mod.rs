@@ -3,6 +3,7 @@
 
 pub mod hub;
 pub mod int4;
+pub mod random;
 pub mod safetensors;
 pub mod upload;
 
@@ -40,11 +41,34 @@ impl WeightError {
     }
 }
 
+/// Where a model's tensors come from (a safetensors checkpoint, a GGUF file,
+/// random weights for benchmarks), by transformers tensor name.
+pub trait TensorSource {
+    fn contains(&self, name: &str) -> bool;
+    /// The tensor as f32, checked against `shape`.
+    fn f32(&self, name: &str, shape: &[usize]) -> Result<Vec<f32>, WeightError>;
+    /// The tensor as lossless INT4 groups, when the source stores it so.
+    fn int4(&self, _name: &str, _rows: usize, _cols: usize) -> Result<Option<int4::Int4Matrix>, WeightError> {
+        Ok(None)
+    }
+}
+
+impl TensorSource for Checkpoint {
+    fn contains(&self, name: &str) -> bool {
+        Checkpoint::contains(self, name)
+    }
+    fn f32(&self, name: &str, shape: &[usize]) -> Result<Vec<f32>, WeightError> {
+        Checkpoint::f32(self, name, shape)
+    }
+}
+
 /// How linear layers are stored on the GPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum WeightFormat {
     F32,
     /// INT4 groups; the group size is the preferred one (a smaller one is
     /// picked when it does not divide a matrix's input width).
-    Int4 { group: usize },
+    Int4 {
+        group: usize,
+    },
 }

@@ -30,14 +30,11 @@ impl Checkpoint {
         let index_path = dir.join("model.safetensors.index.json");
         let files: Vec<PathBuf> = if index_path.exists() {
             let text = std::fs::read_to_string(&index_path).map_err(|e| WeightError::io(&index_path, e))?;
-            let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| WeightError::Format {
-                path: index_path.clone(),
-                msg: e.to_string(),
-            })?;
-            let map = v["weight_map"].as_object().ok_or_else(|| WeightError::Format {
-                path: index_path.clone(),
-                msg: "no weight_map object".into(),
-            })?;
+            let v: serde_json::Value = serde_json::from_str(&text)
+                .map_err(|e| WeightError::Format { path: index_path.clone(), msg: e.to_string() })?;
+            let map = v["weight_map"]
+                .as_object()
+                .ok_or_else(|| WeightError::Format { path: index_path.clone(), msg: "no weight_map object".into() })?;
             let mut files: Vec<String> = map.values().filter_map(|f| f.as_str().map(String::from)).collect();
             files.sort();
             files.dedup();
@@ -61,9 +58,10 @@ impl Checkpoint {
             // SAFETY: the file is opened read-only; we never hand out slices past the mapping's life.
             let map = unsafe { Mmap::map(&file) }.map_err(|e| WeightError::io(&path, e))?;
             // deserialize validates the header against the file length (catches truncation).
-            SafeTensors::deserialize(&map).map_err(|e| WeightError::Format { path: path.clone(), msg: e.to_string() })?;
-            let (header_len, meta) =
-                SafeTensors::read_metadata(&map).map_err(|e| WeightError::Format { path: path.clone(), msg: e.to_string() })?;
+            SafeTensors::deserialize(&map)
+                .map_err(|e| WeightError::Format { path: path.clone(), msg: e.to_string() })?;
+            let (header_len, meta) = SafeTensors::read_metadata(&map)
+                .map_err(|e| WeightError::Format { path: path.clone(), msg: e.to_string() })?;
             for name in meta.tensors().keys() {
                 index.insert(name.clone(), shards.len());
             }
@@ -112,7 +110,11 @@ impl Checkpoint {
             Dtype::F16 => bytes.chunks_exact(2).map(|b| half::f16::from_le_bytes([b[0], b[1]]).to_f32()).collect(),
             Dtype::BF16 => bytes.chunks_exact(2).map(|b| half::bf16::from_le_bytes([b[0], b[1]]).to_f32()).collect(),
             other => {
-                return Err(WeightError::Dtype { name: name.into(), path: shard.path.clone(), dtype: format!("{other:?}") })
+                return Err(WeightError::Dtype {
+                    name: name.into(),
+                    path: shard.path.clone(),
+                    dtype: format!("{other:?}"),
+                })
             }
         };
         Ok(out)

@@ -3,18 +3,39 @@
 use std::sync::Arc;
 
 use super::int4::{pick_group, Int4Matrix};
-use super::{Checkpoint, WeightError, WeightFormat};
+use super::{TensorSource, WeightError, WeightFormat};
 use crate::gpu::Gpu;
 use crate::graph::DeviceTensor;
 
-/// A [rows, cols] linear weight (or embedding table) in `format`. INT4 falls
-/// back to f32 when no group size divides `cols`.
-pub fn matrix(gpu: &Gpu, ck: &Checkpoint, name: &str, rows: usize, cols: usize, format: WeightFormat) -> Result<Arc<DeviceTensor>, WeightError> {
-    let data = ck.f32(name, &[rows, cols])?;
+/// A [rows, cols] linear weight (or embedding table) in `format`. A source
+/// that already holds 4-bit groups (GGUF Q4_0/Q4_1/Q4_K) hands them over
+/// losslessly; otherwise f32 data is quantized here. INT4 falls back to f32
+/// when no group size divides `cols`.
+pub fn matrix(
+    gpu: &Gpu,
+    src: &dyn TensorSource,
+    name: &str,
+    rows: usize,
+    cols: usize,
+    format: WeightFormat,
+) -> Result<Arc<DeviceTensor>, WeightError> {
+    if let WeightFormat::Int4 { .. } = format {
+        if let Some(q) = src.int4(name, rows, cols)? {
+            return Ok(DeviceTensor::int4(gpu, name, &q)?);
+        }
+    }
+    let data = src.f32(name, &[rows, cols])?;
     matrix_from(gpu, name, data, rows, cols, format)
 }
 
-pub fn matrix_from(gpu: &Gpu, name: &str, data: Vec<f32>, rows: usize, cols: usize, format: WeightFormat) -> Result<Arc<DeviceTensor>, WeightError> {
+pub fn matrix_from(
+    gpu: &Gpu,
+    name: &str,
+    data: Vec<f32>,
+    rows: usize,
+    cols: usize,
+    format: WeightFormat,
+) -> Result<Arc<DeviceTensor>, WeightError> {
     match format {
         WeightFormat::Int4 { group } => match pick_group(cols, group) {
             Some(g) => {
@@ -31,7 +52,7 @@ pub fn matrix_from(gpu: &Gpu, name: &str, data: Vec<f32>, rows: usize, cols: usi
 }
 
 /// A vector (norm weight, bias) in f32.
-pub fn vector(gpu: &Gpu, ck: &Checkpoint, name: &str, len: usize) -> Result<Arc<DeviceTensor>, WeightError> {
-    let data = ck.f32(name, &[len])?;
+pub fn vector(gpu: &Gpu, src: &dyn TensorSource, name: &str, len: usize) -> Result<Arc<DeviceTensor>, WeightError> {
+    let data = src.f32(name, &[len])?;
     Ok(DeviceTensor::f32(gpu, name, &data, len)?)
 }

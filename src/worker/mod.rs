@@ -1,1 +1,16 @@
-//! The GPU worker thread and its scheduler.
+//! The GPU worker: one thread owning the device and every model, a
+//! continuous-batching scheduler per model, and the handle handlers hold.
+
+pub mod backend;
+pub mod handle;
+pub mod load;
+pub mod metrics;
+pub mod msg;
+pub mod registry;
+pub mod run;
+pub mod scheduler;
+
+pub use handle::{SubmitError, WorkerHandle};
+pub use load::load_text_model;
+pub use metrics::Metrics;
+pub use registry::{ModelEntry, Registry};

@@ -12,20 +12,14 @@ pub fn gpu() -> Arc<Gpu> {
     static GPU: OnceLock<Arc<Gpu>> = OnceLock::new();
     GPU.get_or_init(|| {
         let g = Gpu::new(&GpuOptions::default()).expect("a wgpu adapter (software Vulkan in CI)");
-        eprintln!(
-            "adapter: {} ({}, {})",
-            g.caps.adapter_name, g.caps.backend, g.caps.device_type
-        );
+        eprintln!("adapter: {} ({}, {})", g.caps.adapter_name, g.caps.backend, g.caps.device_type);
         g
     })
     .clone()
 }
 
 pub fn rng(test: &str) -> StdRng {
-    let seed = std::env::var("GERBIL_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(rand::random::<u64>);
+    let seed = std::env::var("GERBIL_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(rand::random::<u64>);
     eprintln!("{test}: seed {seed} (replay with GERBIL_SEED={seed})");
     StdRng::seed_from_u64(seed)
 }

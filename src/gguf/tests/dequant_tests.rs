@@ -18,9 +18,7 @@ fn dequant_matches_gguf_py_bit_exact() {
         assert_eq!(shape.iter().product::<usize>(), got.len());
         let want = &expected[pos..pos + got.len()];
         pos += got.len();
-        let bad: Vec<usize> = (0..got.len())
-            .filter(|&i| got[i].to_bits() != want[i].to_bits())
-            .collect();
+        let bad: Vec<usize> = (0..got.len()).filter(|&i| got[i].to_bits() != want[i].to_bits()).collect();
         assert!(
             bad.is_empty(),
             "{} ({}): {} of {} values differ, first at {}: got {:#010x} want {:#010x}",
@@ -36,9 +34,7 @@ fn dequant_matches_gguf_py_bit_exact() {
     }
     assert_eq!(pos, expected.len(), "expected file has extra values");
     use GgmlType::*;
-    for ty in [
-        Q4_0, Q4_1, Q4_K, Q5_0, Q5_K, Q6_K, Q8_0, F16, BF16, F32, Q5_1, Q2_K, Q3_K,
-    ] {
+    for ty in [Q4_0, Q4_1, Q4_K, Q5_0, Q5_K, Q6_K, Q8_0, F16, BF16, F32, Q5_1, Q2_K, Q3_K] {
         assert!(covered.contains(&ty), "fixture lacks {ty}");
     }
 }
@@ -63,18 +59,11 @@ fn f16_to_f32_all_patterns() {
 fn dequant_rejects_bad_lengths_and_types() {
     assert_eq!(
         dequantize(GgmlType::Q4_0, &[0; 18], 64),
-        Err(DequantError::BadLength {
-            ty: GgmlType::Q4_0,
-            n_elements: 64,
-            n_bytes: 18
-        })
+        Err(DequantError::BadLength { ty: GgmlType::Q4_0, n_elements: 64, n_bytes: 18 })
     );
     assert!(dequantize(GgmlType::Q4_0, &[0; 18], 31).is_err());
     assert!(dequantize(GgmlType::Q6_K, &[0; 209], 256).is_err());
-    assert_eq!(
-        dequantize(GgmlType::IQ4_NL, &[0; 18], 32),
-        Err(DequantError::Unsupported(GgmlType::IQ4_NL))
-    );
+    assert_eq!(dequantize(GgmlType::IQ4_NL, &[0; 18], 32), Err(DequantError::Unsupported(GgmlType::IQ4_NL)));
     assert!(!is_supported(GgmlType::Q8_1));
     assert_eq!(dequantize(GgmlType::Q8_0, &[], 0), Ok(vec![]));
 }

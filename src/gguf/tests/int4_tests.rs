@@ -27,10 +27,7 @@ fn int4_q4_1_and_q4_k_bit_exact() {
         let g = f.tensor_int4(name).unwrap().unwrap();
         let want = expected_for(name);
         let info = f.tensor_info(name).unwrap();
-        assert_eq!(
-            (g.rows, g.cols),
-            (info.dims[1] as usize, info.dims[0] as usize)
-        );
+        assert_eq!((g.rows, g.cols), (info.dims[1] as usize, info.dims[0] as usize));
         assert_eq!(g.q.len(), g.rows * g.cols / 8);
         assert_eq!(g.scales.len(), g.rows * g.cols / 32);
         let got = g.dequantize();
@@ -56,19 +53,13 @@ fn int4_q4_0_exact_up_to_sign_of_zero() {
     for (i, (a, b)) in got.iter().zip(&want).enumerate() {
         assert_eq!(a, b, "q4_0[{i}] differs numerically");
         if a.to_bits() != b.to_bits() {
-            assert!(
-                *a == 0.0 && a.is_sign_positive() && b.is_sign_negative(),
-                "q4_0[{i}]"
-            );
+            assert!(*a == 0.0 && a.is_sign_positive() && b.is_sign_negative(), "q4_0[{i}]");
             signed_zero_diffs += 1;
         }
     }
     // the fixture has negative scales with nibble 8, so this path is exercised
     assert!(signed_zero_diffs > 0);
-    eprintln!(
-        "q4_0: {signed_zero_diffs} of {} values are +0.0 instead of -0.0",
-        got.len()
-    );
+    eprintln!("q4_0: {signed_zero_diffs} of {} values are +0.0 instead of -0.0", got.len());
 }
 
 /// Nibble order: element c of a group is nibble c%8 of word c/8.
@@ -79,9 +70,7 @@ fn int4_layout_from_handmade_blocks() {
     for j in 0..16u8 {
         blk.push((j & 0xf) | (((15 - j) & 0xf) << 4));
     }
-    let g = Int4Groups::from_ggml(GgmlType::Q4_0, &blk, 1, 32)
-        .unwrap()
-        .unwrap();
+    let g = Int4Groups::from_ggml(GgmlType::Q4_0, &blk, 1, 32).unwrap().unwrap();
     for c in 0..32 {
         let want = if c < 16 { c as u8 } else { 15 - (c as u8 - 16) };
         assert_eq!(g.nibble(0, c), want);
@@ -104,9 +93,7 @@ fn int4_layout_from_handmade_blocks() {
     for l in 0..128u8 {
         blk.push((l % 16) | ((15 - l % 16) << 4));
     }
-    let g = Int4Groups::from_ggml(GgmlType::Q4_K, &blk, 1, 256)
-        .unwrap()
-        .unwrap();
+    let g = Int4Groups::from_ggml(GgmlType::Q4_K, &blk, 1, 256).unwrap().unwrap();
     for j in 0..8 {
         assert_eq!((g.scales[j], g.mins[j]), (sc[j] as f32, -(mn[j] as f32)));
         for l in 0..32 {
@@ -128,10 +115,7 @@ fn int4_none_for_other_types_and_row_selection() {
     let sel = g.select_rows(&rows);
     let part = sel.dequantize();
     for (i, &r) in rows.iter().enumerate() {
-        assert_eq!(
-            &part[i * g.cols..(i + 1) * g.cols],
-            &full[r * g.cols..(r + 1) * g.cols]
-        );
+        assert_eq!(&part[i * g.cols..(i + 1) * g.cols], &full[r * g.cols..(r + 1) * g.cols]);
     }
 }
 

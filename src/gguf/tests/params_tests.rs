@@ -22,14 +22,8 @@ fn python_permute(rows: usize, n_head: usize) -> Vec<usize> {
 #[test]
 fn unpermute_rows_inverts_python_permute() {
     // numpy: permute(np.arange(16), 2) and permute(np.arange(12), 3)
-    assert_eq!(
-        python_permute(16, 2),
-        [0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15]
-    );
-    assert_eq!(
-        python_permute(12, 3),
-        [0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11]
-    );
+    assert_eq!(python_permute(16, 2), [0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15]);
+    assert_eq!(python_permute(12, 3), [0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11]);
     for (rows, n_head) in [(16, 2), (12, 3), (576, 9), (192, 3), (4096, 32), (2, 1)] {
         let perm = python_permute(rows, n_head); // gguf[p] = hf[perm[p]]
         let src = unpermute_rows(rows, n_head); // hf[o] = gguf[src[o]]
@@ -102,10 +96,7 @@ fn params_qwen3_style_metadata() {
 
 #[test]
 fn params_errors() {
-    let e = GgufFile::from_bytes("q", qwen_like("gpt2"))
-        .unwrap()
-        .llama_params()
-        .unwrap_err();
+    let e = GgufFile::from_bytes("q", qwen_like("gpt2")).unwrap().llama_params().unwrap_err();
     assert!(e.to_string().contains("gpt2"), "{e}");
     // the fixture says arch=llama but has no llama.* keys
     let e = fixture().llama_params().unwrap_err();

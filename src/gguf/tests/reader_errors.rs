@@ -109,8 +109,7 @@ fn duplicate_keys_and_tensors() {
     b.kv_u32("a", 1).kv_u32("a", 2);
     assert_msg(&err(b.build()), &["duplicate metadata key 'a'"]);
     let mut b = Builder::new();
-    b.tensor("t", &[1], 0, &[0; 4])
-        .tensor("t", &[1], 0, &[0; 4]);
+    b.tensor("t", &[1], 0, &[0; 4]).tensor("t", &[1], 0, &[0; 4]);
     assert_msg(&err(b.build()), &["'t'", "duplicate tensor name"]);
 }
 
@@ -132,42 +131,15 @@ fn bad_tensor_infos() {
     type Case = (&'static str, Vec<u64>, u32, u64, usize, &'static str);
     let cases: Vec<Case> = vec![
         ("unknown_type", vec![32], 4, 0, 32, "unknown ggml type id 4"),
-        (
-            "unknown_type2",
-            vec![32],
-            1000,
-            0,
-            32,
-            "unknown ggml type id 1000",
-        ),
+        ("unknown_type2", vec![32], 1000, 0, 32, "unknown ggml type id 1000"),
         ("five_dims", vec![1, 1, 1, 1, 1], 0, 0, 4, "5 dimensions"),
         ("overflow", vec![1 << 32, 1 << 32], 0, 0, 4, "overflows"),
         ("huge_dim", vec![u64::MAX], 0, 0, 4, "out of range"),
-        (
-            "bad_block",
-            vec![33],
-            2,
-            0,
-            64,
-            "not a multiple of the Q4_0 block size 32",
-        ),
+        ("zero_overflow", vec![0, 1 << 40, 1 << 40], 0, 0, 4, "overflows"),
+        ("bad_block", vec![33], 2, 0, 64, "not a multiple of the Q4_0 block size 32"),
         ("past_eof", vec![64], 0, 0, 16, "past the end of the file"),
-        (
-            "huge_offset",
-            vec![1],
-            0,
-            u64::MAX - 31,
-            4,
-            "past the end of the file",
-        ),
-        (
-            "misaligned",
-            vec![1],
-            0,
-            4,
-            8,
-            "not a multiple of the alignment",
-        ),
+        ("huge_offset", vec![1], 0, u64::MAX - 31, 4, "past the end of the file"),
+        ("misaligned", vec![1], 0, 4, 8, "not a multiple of the alignment"),
     ];
     for (name, dims, ty, offset, data_len, msg) in cases {
         let mut b = Builder::new();

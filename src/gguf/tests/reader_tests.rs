@@ -21,10 +21,7 @@ fn fixture_metadata_all_value_types() {
     assert_eq!(md.get_u64("test.u64").unwrap(), (1u64 << 63) + 5);
     assert_eq!(md.get_i64("test.i64").unwrap(), -(1i64 << 62));
     assert_eq!(md.get_f64("test.f64").unwrap(), 0.1);
-    assert_eq!(
-        md.get_str_array("test.str_arr").unwrap(),
-        &["a", "", "ü<0x0A>", "▁x y"]
-    );
+    assert_eq!(md.get_str_array("test.str_arr").unwrap(), &["a", "", "ü<0x0A>", "▁x y"]);
     assert_eq!(md.get_int_array("test.i32_arr").unwrap(), vec![1, -2, 3]);
     assert_eq!(md.get_f32_array("test.f32_arr").unwrap(), vec![0.5, -1.25]);
     match md.get("test.nested") {
@@ -46,9 +43,7 @@ fn metadata_accessor_errors_name_file_and_key() {
     let md = f.metadata();
     let e = md.get_u32("no.such.key").unwrap_err();
     assert!(matches!(e, GgufError::MissingKey { .. }));
-    assert!(
-        e.to_string().contains("dequant_fixture.gguf") && e.to_string().contains("no.such.key")
-    );
+    assert!(e.to_string().contains("dequant_fixture.gguf") && e.to_string().contains("no.such.key"));
     let e = md.get_u32("test.str").unwrap_err();
     assert!(matches!(e, GgufError::WrongType { .. }), "{e}");
     let e = md.get_u32("test.i8").unwrap_err(); // -100 does not fit
@@ -66,15 +61,12 @@ fn fixture_tensor_infos() {
     assert_eq!(
         names,
         [
-            "q4_0", "q4_1", "q5_0", "q5_1", "q8_0", "q4_k", "q5_k", "q6_k", "q2_k", "q3_k", "f16",
-            "bf16", "f32", "q8_0_3d"
+            "q4_0", "q4_1", "q5_0", "q5_1", "q8_0", "q4_k", "q5_k", "q6_k", "q2_k", "q3_k", "f16", "bf16", "f32",
+            "q8_0_3d"
         ]
     );
     let t = f.tensor_info("q4_k").unwrap();
-    assert_eq!(
-        (t.ty, t.dims.as_slice(), t.n_elements),
-        (GgmlType::Q4_K, &[512u64, 4][..], 2048)
-    );
+    assert_eq!((t.ty, t.dims.as_slice(), t.n_elements), (GgmlType::Q4_K, &[512u64, 4][..], 2048));
     assert_eq!(t.n_bytes, 8 * 144);
     assert_eq!(t.shape(), vec![4, 512]);
     let t = f.tensor_info("q8_0_3d").unwrap();
@@ -101,10 +93,7 @@ fn open_from_path_memory_maps() {
     std::fs::write(&path, FIXTURE).unwrap();
     let f = GgufFile::open(&path).unwrap();
     assert_eq!(f.label(), path.display().to_string());
-    assert_eq!(
-        f.tensor_f32("q4_0").unwrap(),
-        fixture().tensor_f32("q4_0").unwrap()
-    );
+    assert_eq!(f.tensor_f32("q4_0").unwrap(), fixture().tensor_f32("q4_0").unwrap());
     let empty = dir.join("empty.gguf");
     std::fs::write(&empty, b"").unwrap();
     let e = GgufFile::open(&empty).unwrap_err();
@@ -117,27 +106,23 @@ fn open_from_path_memory_maps() {
 
 #[test]
 fn version_2_and_custom_alignment() {
-    let vals: Vec<u8> = [1.0f32, -2.0, 3.5, 0.25]
-        .iter()
-        .flat_map(|v| v.to_le_bytes())
-        .collect();
+    let vals: Vec<u8> = [1.0f32, -2.0, 3.5, 0.25].iter().flat_map(|v| v.to_le_bytes()).collect();
     for version in [2, 3] {
         let mut b = Builder::new();
         b.version = version;
         b.alignment = 64;
-        b.kv_u32("general.alignment", 64)
-            .kv_str("general.architecture", "llama")
-            .tensor("a", &[4], 0, &vals)
-            .tensor("b", &[2, 2], 0, &vals);
+        b.kv_u32("general.alignment", 64).kv_str("general.architecture", "llama").tensor("a", &[4], 0, &vals).tensor(
+            "b",
+            &[2, 2],
+            0,
+            &vals,
+        );
         let f = GgufFile::from_bytes("v", b.build()).unwrap();
         assert_eq!(f.version(), version);
         assert_eq!(f.header().alignment, 64);
         assert_eq!(f.header().data_offset % 64, 0);
         assert_eq!(f.tensor_info("b").unwrap().offset, 64);
-        assert_eq!(
-            f.tensor_f32("b").unwrap(),
-            (vec![2, 2], vec![1.0, -2.0, 3.5, 0.25])
-        );
+        assert_eq!(f.tensor_f32("b").unwrap(), (vec![2, 2], vec![1.0, -2.0, 3.5, 0.25]));
     }
 }
 
@@ -152,8 +137,7 @@ fn vocab_only_file_without_tensors() {
 #[test]
 fn zero_sized_and_scalar_tensors() {
     let mut b = Builder::new();
-    b.tensor("empty", &[32, 0], 2, &[])
-        .tensor("scalar", &[], 0, &7.5f32.to_le_bytes());
+    b.tensor("empty", &[32, 0], 2, &[]).tensor("scalar", &[], 0, &7.5f32.to_le_bytes());
     let f = GgufFile::from_bytes("z", b.build()).unwrap();
     assert_eq!(f.tensor_f32("empty").unwrap(), (vec![0, 32], vec![]));
     assert_eq!(f.tensor_int4("empty").unwrap().unwrap().q.len(), 0);

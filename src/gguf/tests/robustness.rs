@@ -29,11 +29,7 @@ fn every_truncated_prefix_is_an_error() {
     let last_end = {
         let f = GgufFile::from_bytes("fixture", FIXTURE.to_vec()).unwrap();
         let h = f.header();
-        h.tensors
-            .iter()
-            .map(|t| h.data_offset + t.offset + t.n_bytes)
-            .max()
-            .unwrap() as usize
+        h.tensors.iter().map(|t| h.data_offset + t.offset + t.n_bytes).max().unwrap() as usize
     };
     for n in 0..FIXTURE.len() {
         let r = GgufFile::from_bytes(format!("prefix-{n}"), FIXTURE[..n].to_vec());
@@ -62,20 +58,13 @@ impl Rng {
 fn random_byte_flips_never_panic() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     // header region (metadata + tensor infos) is where parsing happens
-    let header_len = GgufFile::from_bytes("f", FIXTURE.to_vec())
-        .unwrap()
-        .header()
-        .data_offset as usize;
+    let header_len = GgufFile::from_bytes("f", FIXTURE.to_vec()).unwrap().header().data_offset as usize;
     let mut parsed = 0;
     for iter in 0..4000 {
         let mut bytes = FIXTURE.to_vec();
         let flips = 1 + rng.next() % 8;
         for _ in 0..flips {
-            let span = if iter % 4 == 0 {
-                bytes.len()
-            } else {
-                header_len
-            };
+            let span = if iter % 4 == 0 { bytes.len() } else { header_len };
             let pos = (rng.next() as usize) % span;
             match rng.next() % 3 {
                 0 => bytes[pos] ^= 1 << (rng.next() % 8),
@@ -88,8 +77,5 @@ fn random_byte_flips_never_panic() {
             poke(&f);
         }
     }
-    assert!(
-        parsed > 0,
-        "no corrupted variant parsed; the test is not exercising accessors"
-    );
+    assert!(parsed > 0, "no corrupted variant parsed; the test is not exercising accessors");
 }

@@ -34,17 +34,10 @@ fn read_tests(name: &str) -> BTreeMap<String, Vec<u32>> {
         Some((&"", rest)) => rest.to_vec(),
         _ => outputs,
     };
-    assert_eq!(
-        inputs.len(),
-        outputs.len(),
-        "{name}: .inp/.out test counts differ"
-    );
+    assert_eq!(inputs.len(), outputs.len(), "{name}: .inp/.out test counts differ");
     let mut tests = BTreeMap::new();
     for (i, o) in inputs.into_iter().zip(outputs) {
-        let ids = o
-            .split_whitespace()
-            .map(|t| t.parse::<u32>().expect("token id"))
-            .collect();
+        let ids = o.split_whitespace().map(|t| t.parse::<u32>().expect("token id")).collect();
         tests.insert(i, ids);
     }
     assert!(!tests.is_empty(), "{name}: no tests found");
@@ -63,10 +56,7 @@ fn conformance(name: &str) -> GgufTokenizerInfo {
     for (text, want) in &tests {
         let got = info.tokenizer.encode(text.as_str(), false).unwrap();
         if got.get_ids() != want.as_slice() {
-            failures.push(format!(
-                "  {text:?}\n    want {want:?}\n    got  {:?}",
-                got.get_ids()
-            ));
+            failures.push(format!("  {text:?}\n    want {want:?}\n    got  {:?}", got.get_ids()));
         }
     }
     assert!(
@@ -105,10 +95,7 @@ fn conformance_qwen2() {
     assert!(info.chat_template.is_some());
     assert!(info.eos.contains(&151643) && info.eos.contains(&151645));
     // control tokens are parsed as special tokens in text
-    let enc = info
-        .tokenizer
-        .encode("<|im_start|>user\nhi<|im_end|>", false)
-        .unwrap();
+    let enc = info.tokenizer.encode("<|im_start|>user\nhi<|im_end|>", false).unwrap();
     assert_eq!(enc.get_ids()[0], 151644);
     assert_eq!(*enc.get_ids().last().unwrap(), 151645);
 }
@@ -127,12 +114,9 @@ fn conformance_llama_spm() {
 /// the dummy-prefix space again).
 #[test]
 fn decode_roundtrip() {
-    for name in [
-        "ggml-vocab-gpt-2.gguf",
-        "ggml-vocab-llama-bpe.gguf",
-        "ggml-vocab-qwen2.gguf",
-        "ggml-vocab-llama-spm.gguf",
-    ] {
+    for name in
+        ["ggml-vocab-gpt-2.gguf", "ggml-vocab-llama-bpe.gguf", "ggml-vocab-qwen2.gguf", "ggml-vocab-llama-spm.gguf"]
+    {
         let info = load(name);
         for text in read_tests(name).keys() {
             let ids = info.tokenizer.encode(text.as_str(), false).unwrap();
@@ -173,25 +157,16 @@ fn synthetic_spm() {
     assert_eq!(enc.get_ids(), &[id("▁ab"), id("<0x0A>")]);
     let enc = info.tokenizer.encode("ba", true).unwrap();
     assert_eq!(enc.get_ids(), &[1, id("▁"), id("ba")]);
-    assert_eq!(
-        info.tokenizer
-            .decode(&[id("▁ab"), id("<0x0A>")], false)
-            .unwrap(),
-        "ab\n"
-    );
+    assert_eq!(info.tokenizer.decode(&[id("▁ab"), id("<0x0A>")], false).unwrap(), "ab\n");
 }
 
 #[test]
 fn unsupported_models_are_errors() {
     let mut b = Builder::new();
-    b.kv_str("tokenizer.ggml.model", "t5")
-        .kv_str_array("tokenizer.ggml.tokens", &["a"]);
+    b.kv_str("tokenizer.ggml.model", "t5").kv_str_array("tokenizer.ggml.tokens", &["a"]);
     let f = GgufFile::from_bytes("t5-vocab", b.build()).unwrap();
     let e = f.tokenizer().unwrap_err().to_string();
-    assert!(
-        e.contains("t5-vocab") && e.contains("unsupported tokenizer model"),
-        "{e}"
-    );
+    assert!(e.contains("t5-vocab") && e.contains("unsupported tokenizer model"), "{e}");
 
     let mut b = Builder::new();
     b.kv_str("tokenizer.ggml.model", "gpt2")

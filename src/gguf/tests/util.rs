@@ -13,10 +13,7 @@ pub fn fixture() -> GgufFile {
 }
 
 pub fn expected_values() -> Vec<f32> {
-    FIXTURE_EXPECTED
-        .chunks_exact(4)
-        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect()
+    FIXTURE_EXPECTED.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect()
 }
 
 /// Directory of downloaded test assets; panics (failing the test) with
@@ -24,9 +21,7 @@ pub fn expected_values() -> Vec<f32> {
 pub fn asset(sub: &str) -> PathBuf {
     let root = std::env::var_os("GERBIL_TEST_ASSETS")
         .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/gerbil-test-assets"))
-        })
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/gerbil-test-assets")))
         .expect("neither GERBIL_TEST_ASSETS nor HOME is set");
     let p = root.join(sub);
     assert!(
@@ -134,14 +129,7 @@ impl Builder {
 
     /// Adds a tensor info with an explicit offset; `bytes` is appended to the
     /// data section at that offset (padding with zeros as needed).
-    pub fn tensor_at(
-        &mut self,
-        name: &str,
-        dims: &[u64],
-        ty: u32,
-        offset: u64,
-        bytes: &[u8],
-    ) -> &mut Self {
+    pub fn tensor_at(&mut self, name: &str, dims: &[u64], ty: u32, offset: u64, bytes: &[u8]) -> &mut Self {
         gguf_str(&mut self.infos, name);
         self.infos.extend((dims.len() as u32).to_le_bytes());
         for d in dims {

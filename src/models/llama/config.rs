@@ -94,7 +94,10 @@ impl LlamaConfig {
         }
         let kv_heads = raw.num_key_value_heads.unwrap_or(raw.num_attention_heads);
         if kv_heads == 0 || raw.num_attention_heads % kv_heads != 0 {
-            return Err(format!("num_attention_heads {} is not a multiple of num_key_value_heads {kv_heads}", raw.num_attention_heads));
+            return Err(format!(
+                "num_attention_heads {} is not a multiple of num_key_value_heads {kv_heads}",
+                raw.num_attention_heads
+            ));
         }
         if let Some(act) = &raw.hidden_act {
             if act != "silu" {

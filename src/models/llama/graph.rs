@@ -80,21 +80,52 @@ pub fn build_graph(c: &LlamaConfig, w: &LlamaWeights, io: &GraphIo, mode: Mode) 
         g.push(Op::MatMul { x: xn, w: wv, bias: bv, out: v, last_row: false });
         if let (Some(qn), Some(kn)) = (qn, kn) {
             let (q2, k2) = (act(&mut g, "q_normed", qw), act(&mut g, "k_normed", kvw));
-            g.push(Op::RmsNorm { x: q, weight: qn, out: q2, dim: hd, rows_per_token: c.heads, eps: c.eps, add_unit: false });
-            g.push(Op::RmsNorm { x: k, weight: kn, out: k2, dim: hd, rows_per_token: c.kv_heads, eps: c.eps, add_unit: false });
+            g.push(Op::RmsNorm {
+                x: q,
+                weight: qn,
+                out: q2,
+                dim: hd,
+                rows_per_token: c.heads,
+                eps: c.eps,
+                add_unit: false,
+            });
+            g.push(Op::RmsNorm {
+                x: k,
+                weight: kn,
+                out: k2,
+                dim: hd,
+                rows_per_token: c.kv_heads,
+                eps: c.eps,
+                add_unit: false,
+            });
             (q, k) = (q2, k2);
         }
         let (qr, kr) = (act(&mut g, "q_rope", qw), act(&mut g, "k_rope", kvw));
         g.push(Op::Rope { q, k, cos_sin, q_out: qr, k_out: kr, attrs: rope });
         g.push(Op::KvAppend { k: kr, v, k_cache: kc, v_cache: vc, attrs: shape });
         let attn = act(&mut g, "attn", qw);
-        g.push(Op::Attention { q: qr, k_cache: kc, v_cache: vc, out: attn, attrs: shape, scale: 1.0 / (hd as f32).sqrt() });
+        g.push(Op::Attention {
+            q: qr,
+            k_cache: kc,
+            v_cache: vc,
+            out: attn,
+            attrs: shape,
+            scale: 1.0 / (hd as f32).sqrt(),
+        });
         let o = act(&mut g, "o", h);
         g.push(Op::MatMul { x: attn, w: wo, bias: None, out: o, last_row: false });
         let x2 = act(&mut g, "resid_attn", h);
         g.push(Op::Add { a: x, b: o, out: x2 });
         let xn2 = act(&mut g, "mlp_in", h);
-        g.push(Op::RmsNorm { x: x2, weight: mlp_norm, out: xn2, dim: h, rows_per_token: 1, eps: c.eps, add_unit: false });
+        g.push(Op::RmsNorm {
+            x: x2,
+            weight: mlp_norm,
+            out: xn2,
+            dim: h,
+            rows_per_token: 1,
+            eps: c.eps,
+            add_unit: false,
+        });
         let (gt, up) = (act(&mut g, "gate", c.intermediate), act(&mut g, "up", c.intermediate));
         g.push(Op::MatMul { x: xn2, w: wg, bias: None, out: gt, last_row: false });
         g.push(Op::MatMul { x: xn2, w: wu, bias: None, out: up, last_row: false });

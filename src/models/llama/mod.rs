@@ -1,6 +1,7 @@
 //! The Llama family: Llama / Mistral, Qwen2 (QKV bias), Qwen3 (q/k norms).
 
 pub mod config;
+pub mod gguf;
 pub mod graph;
 pub mod weights;
 

@@ -6,7 +6,7 @@ use super::LlamaConfig;
 use crate::gpu::Gpu;
 use crate::graph::DeviceTensor;
 use crate::weights::upload::{matrix, vector};
-use crate::weights::{Checkpoint, WeightError, WeightFormat};
+use crate::weights::{TensorSource, WeightError, WeightFormat};
 
 pub struct LayerWeights {
     pub attn_norm: Arc<DeviceTensor>,
@@ -33,7 +33,7 @@ pub struct LlamaWeights {
 }
 
 impl LlamaWeights {
-    pub fn load(gpu: &Gpu, ck: &Checkpoint, c: &LlamaConfig, format: WeightFormat) -> Result<Self, WeightError> {
+    pub fn load(gpu: &Gpu, ck: &dyn TensorSource, c: &LlamaConfig, format: WeightFormat) -> Result<Self, WeightError> {
         let (h, hd) = (c.hidden, c.head_dim);
         let embed = matrix(gpu, ck, "model.embed_tokens.weight", c.vocab, h, format)?;
         let lm_head = if c.tied || !ck.contains("lm_head.weight") {
@@ -67,5 +67,26 @@ impl LlamaWeights {
             });
         }
         Ok(LlamaWeights { embed, lm_head, final_norm, layers })
+    }
+}
+
+impl LlamaWeights {
+    /// Bytes of weights one decode step reads (the lm_head counted once if tied).
+    pub fn bytes(&self) -> u64 {
+        let l: u64 = self
+            .layers
+            .iter()
+            .map(|l| {
+                [&l.attn_norm, &l.q, &l.k, &l.v, &l.o, &l.mlp_norm, &l.gate, &l.up, &l.down]
+                    .iter()
+                    .map(|t| t.bytes())
+                    .sum::<u64>()
+                    + [&l.q_bias, &l.k_bias, &l.v_bias, &l.q_norm, &l.k_norm]
+                        .iter()
+                        .filter_map(|t| t.as_ref().map(|t| t.bytes()))
+                        .sum::<u64>()
+            })
+            .sum();
+        l + self.lm_head.bytes() + self.final_norm.bytes()
     }
 }

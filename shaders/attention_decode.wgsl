@@ -1,0 +1,163 @@
+// Decode attention for one new token, fused with what feeds it:
+//   optional per-head RMSNorm of q and k (Qwen3 q_norm / k_norm), rotary
+//   embedding of q and k at position pos0, the K/V cache append, and causal
+//   attention over positions 0..=pos0.
+// Workgroup (head h) works on kv head kvh = h / (n_heads / n_kv_heads). Every
+// workgroup of a kv group computes the new k/v itself (a few hundred FLOPs) and
+// uses it for position pos0 directly, so no workgroup waits for another's cache
+// write; the group's first head writes the cache for later steps.
+
+struct Params {
+    n_heads: u32, n_kv_heads: u32, head_dim: u32, max_seq: u32,
+    scale: f32, rotary_dim: u32, flags: u32, eps: f32,
+}
+struct Step { n_tokens: u32, pos0: u32, kv_len: u32, pad0: u32 }
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<uniform> step: Step;
+@group(0) @binding(2) var<storage, read> q: array<f32>;
+@group(0) @binding(3) var<storage, read> k: array<f32>;
+@group(0) @binding(4) var<storage, read> v: array<f32>;
+@group(0) @binding(5) var<storage, read> cos_sin: array<vec2<f32>>;
+@group(0) @binding(6) var<storage, read> q_norm: array<f32>;
+@group(0) @binding(7) var<storage, read> k_norm: array<f32>;
+@group(0) @binding(8) var<storage, read_write> k_cache: array<f32>;
+@group(0) @binding(9) var<storage, read_write> v_cache: array<f32>;
+@group(0) @binding(10) var<storage, read_write> out: array<f32>;
+
+// Flag bits, compiled in as a pipeline constant (the same bits are in p.flags).
+override FLAGS: u32 = 0u;
+const QK_NORM: u32 = 1u;
+const INTERLEAVED: u32 = 2u;
+const WG: u32 = 256u;
+const NEG: f32 = -3.4028235e38;
+var<workgroup> qs: array<f32, 256>;
+var<workgroup> ks: array<f32, 256>;
+var<workgroup> vs: array<f32, 256>;
+var<workgroup> tmp: array<f32, 256>;
+var<workgroup> probs: array<f32, 256>;
+var<workgroup> red: array<f32, 256>;
+
+fn reduce_max(t: u32, x: f32) -> f32 {
+    red[t] = x;
+    workgroupBarrier();
+    for (var s = WG / 2u; s > 0u; s >>= 1u) {
+        if (t < s) { red[t] = max(red[t], red[t + s]); }
+        workgroupBarrier();
+    }
+    let r = red[0];
+    workgroupBarrier();
+    return r;
+}
+
+fn reduce_sum(t: u32, x: f32) -> f32 {
+    red[t] = x;
+    workgroupBarrier();
+    for (var s = WG / 2u; s > 0u; s >>= 1u) {
+        if (t < s) { red[t] += red[t + s]; }
+        workgroupBarrier();
+    }
+    let r = red[0];
+    workgroupBarrier();
+    return r;
+}
+
+// tmp holds one head vector; optional RMSNorm with `is_q` choosing the weight,
+// then rope at `pos`; the result is returned for lane t (t < head_dim).
+fn norm_rope(t: u32, is_q: bool, pos: u32) -> f32 {
+    let hd = p.head_dim;
+    var x = 0.0;
+    if (t < hd) { x = tmp[t]; }
+    if ((FLAGS & QK_NORM) != 0u) {
+        let inv = inverseSqrt(reduce_sum(t, x * x) / f32(hd) + p.eps);
+        if (t < hd) {
+            var g: f32;
+            if (is_q) { g = q_norm[t]; } else { g = k_norm[t]; }
+            x = (x * inv) * g;
+        }
+    }
+    workgroupBarrier();
+    if (t < hd) { tmp[t] = x; }
+    workgroupBarrier();
+    let half = p.rotary_dim / 2u;
+    var y = x;
+    if (t < p.rotary_dim) {
+        var i: u32; var partner: u32; var first: bool;
+        if ((FLAGS & INTERLEAVED) != 0u) {
+            i = t / 2u; first = (t % 2u) == 0u;
+            if (first) { partner = t + 1u; } else { partner = t - 1u; }
+        } else {
+            first = t < half;
+            if (first) { i = t; partner = t + half; } else { i = t - half; partner = t - half; }
+        }
+        let cs = cos_sin[pos * half + i];
+        let o = tmp[partner];
+        if (first) { y = x * cs.x - o * cs.y; } else { y = x * cs.x + o * cs.y; }
+    }
+    workgroupBarrier();
+    return y;
+}
+
+// grid: (n_heads, 1)
+@compute @workgroup_size(256)
+fn attention_decode(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    let h = wg.x;
+    let t = lid.x;
+    let hd = p.head_dim;
+    let pos = step.pos0;
+    let kvh = h / (p.n_heads / p.n_kv_heads);
+    if (t < hd) { tmp[t] = q[h * hd + t]; }
+    workgroupBarrier();
+    let qv = norm_rope(t, true, pos);
+    if (t < hd) { qs[t] = qv; tmp[t] = k[kvh * hd + t]; }
+    workgroupBarrier();
+    let kv = norm_rope(t, false, pos);
+    if (t < hd) {
+        ks[t] = kv;
+        vs[t] = v[kvh * hd + t];
+    }
+    let cache_base = kvh * p.max_seq * hd;
+    if (h % (p.n_heads / p.n_kv_heads) == 0u && t < hd && pos < p.max_seq) {
+        k_cache[cache_base + pos * hd + t] = kv;
+        v_cache[cache_base + pos * hd + t] = vs[t];
+    }
+    workgroupBarrier();
+    let len = min(pos + 1u, p.max_seq);
+    var m = NEG;
+    var l = 0.0;
+    var acc = 0.0;
+    for (var j0 = 0u; j0 < len; j0 += WG) {
+        let j = j0 + t;
+        var s = NEG;
+        if (j < len) {
+            var d = 0.0;
+            if (j == pos) {
+                for (var i = 0u; i < hd; i++) { d += qs[i] * ks[i]; }
+            } else {
+                let kb = cache_base + j * hd;
+                for (var i = 0u; i < hd; i++) { d += qs[i] * k_cache[kb + i]; }
+            }
+            s = d * p.scale;
+        }
+        let m_new = max(m, reduce_max(t, s));
+        var pr = 0.0;
+        if (j < len) { pr = exp(s - m_new); }
+        probs[t] = pr;
+        let alpha = exp(m - m_new);
+        l = l * alpha + reduce_sum(t, pr);
+        if (t < hd) {
+            var a = acc * alpha;
+            let cnt = min(WG, len - j0);
+            for (var jj = 0u; jj < cnt; jj++) {
+                let jp = j0 + jj;
+                var vv: f32;
+                if (jp == pos) { vv = vs[t]; } else { vv = v_cache[cache_base + jp * hd + t]; }
+                a += probs[jj] * vv;
+            }
+            acc = a;
+        }
+        m = m_new;
+        workgroupBarrier();
+    }
+    if (t < hd) { out[h * hd + t] = acc / l; }
+}

@@ -1,0 +1,50 @@
+//! INT4 matvec throughput: one decode-shaped matmul repeated inside one pass.
+
+use crate::gpu::Gpu;
+use crate::graph::{DeviceTensor, Graph, Op, Plan, PlanOptions, Rows};
+use crate::weights::int4::Int4Matrix;
+use std::sync::Arc;
+
+pub struct MatvecResult {
+    pub k: usize,
+    pub n: usize,
+    pub bytes: u64,
+    pub secs: f64,
+}
+
+impl MatvecResult {
+    pub fn gbps(&self) -> f64 {
+        self.bytes as f64 / self.secs / 1e9
+    }
+}
+
+/// Times y = W x for W [n, k] in INT4 groups of `group`.
+pub fn int4_matvec(gpu: &Arc<Gpu>, k: usize, n: usize, group: usize, reps: usize) -> MatvecResult {
+    // Weights with arbitrary nibbles: content does not change the traffic.
+    let q = Int4Matrix {
+        rows: n,
+        cols: k,
+        group,
+        q: (0..n * k / 8).map(|i| (i as u32).wrapping_mul(2654435761)).collect(),
+        sm: vec![[0.01, -0.05]; n * k / group],
+    };
+    let mut g = Graph::default();
+    let x = g.bound("x", DeviceTensor::f32(gpu, "x", &vec![0.5f32; k], k).expect("x fits"));
+    let w = g.bound("w", DeviceTensor::int4(gpu, "w", &q).expect("w fits"));
+    let y = g.activation("y", n, Rows::Tokens);
+    g.push(Op::MatMul { x, w, bias: None, out: y, last_row: false });
+    g.outputs.push(y);
+    let plan = Plan::new(gpu, g, PlanOptions { max_tokens: 1 }).expect("matvec plan");
+    plan.set_step(1, 0);
+    let secs = super::time_gpu(gpu, 5, || {
+        let mut enc = gpu.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            for _ in 0..reps {
+                plan.encode(&mut pass, 1);
+            }
+        }
+        gpu.queue.submit([enc.finish()]);
+    }) / reps as f64;
+    MatvecResult { k, n, bytes: q.bytes() as u64 + (k * 4 + n * 4) as u64, secs }
+}

@@ -1,0 +1,82 @@
+//! `gerbil bench`: copy bandwidth, INT4 matvec GB/s over real shapes, and
+//! whole-model decode/prefill with random weights of real configs.
+
+use std::path::PathBuf;
+
+use crate::bench::{bandwidth, decode, matvec};
+use crate::gpu::{Gpu, GpuOptions};
+use crate::weights::WeightFormat;
+
+#[derive(clap::Args, Debug)]
+pub struct BenchArgs {
+    /// Model configs (config.json of the real models) to run with random weights.
+    #[arg(long, num_args = 1.., default_values = ["config/models/smollm2-135m.json", "config/models/qwen2.5-0.5b.json"])]
+    pub configs: Vec<PathBuf>,
+    /// Decode steps per model.
+    #[arg(long, default_value_t = 256)]
+    pub tokens: usize,
+    /// Prompt length for the prefill measurement.
+    #[arg(long, default_value_t = 512)]
+    pub prefill: usize,
+    /// Skip the kernel sweeps (bandwidth, matvec).
+    #[arg(long)]
+    pub models_only: bool,
+    /// Write all results as JSON here too.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+}
+
+pub fn run(args: BenchArgs) -> anyhow::Result<()> {
+    let gpu = Gpu::new(&GpuOptions::default())?;
+    println!("adapter: {} ({}, {})", gpu.caps.adapter_name, gpu.caps.backend, gpu.caps.driver);
+    let mut report = serde_json::Map::new();
+    if !args.models_only {
+        let copy = bandwidth::copy_bandwidth(&gpu, 1 << 30, 10);
+        println!("copy bandwidth: {:.0} GB/s (read + write)", copy / 1e9);
+        report.insert("copy_gbps".into(), (copy / 1e9).into());
+        println!("\nINT4 matvec (group 32), one dispatch repeated in one pass:");
+        println!("{:>6} {:>7} {:>10} {:>9} {:>7}", "K", "N", "us", "GB/s", "% copy");
+        let mut rows = Vec::new();
+        for k in [896, 1024, 2048, 4096] {
+            for n in [896, 4864, 14336, 49152, 151936] {
+                let reps = (2_000_000_000 / (k * n / 2).max(1)).clamp(5, 400);
+                let r = matvec::int4_matvec(&gpu, k, n, 32, reps);
+                println!(
+                    "{:>6} {:>7} {:>10.2} {:>9.0} {:>6.0}%",
+                    k,
+                    n,
+                    r.secs * 1e6,
+                    r.gbps(),
+                    100.0 * r.gbps() * 1e9 / copy
+                );
+                rows.push(serde_json::json!({"k": k, "n": n, "us": r.secs * 1e6, "gbps": r.gbps()}));
+            }
+        }
+        report.insert("int4_matvec".into(), rows.into());
+    }
+    let mut models = Vec::new();
+    for cfg in &args.configs {
+        for format in [WeightFormat::Int4 { group: 32 }, WeightFormat::F32] {
+            let r = decode::run(&gpu, cfg, format, args.tokens, args.prefill)?;
+            println!(
+                "\n{} {}: decode {:.0} tok/s (generate loop {:.0} tok/s), {} dispatches/token, weights {:.1} MB -> {:.0} GB/s; prefill {} tokens: {:.0} tok/s",
+                r.model,
+                r.format,
+                r.decode_tokens_per_s,
+                r.generate_tokens_per_s,
+                r.dispatches_per_token,
+                r.weight_bytes as f64 / 1e6,
+                r.weight_bytes as f64 * r.decode_tokens_per_s / 1e9,
+                r.prefill_tokens,
+                r.prefill_tokens_per_s
+            );
+            models.push(serde_json::to_value(&r)?);
+        }
+    }
+    report.insert("models".into(), models.into());
+    report.insert("adapter".into(), serde_json::to_value(&gpu.caps)?);
+    if let Some(p) = args.json {
+        std::fs::write(p, serde_json::to_string_pretty(&report)?)?;
+    }
+    Ok(())
+}

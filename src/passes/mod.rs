@@ -1,0 +1,164 @@
+//! Fusion passes over a decode graph, in order. Each pass rewrites groups of
+//! ops into one fused op, and skips a group when the rewrite would be unsafe:
+//! an op in between touching the group's tensors, an output aliasing an input
+//! (also through two bound tensors sharing a buffer), or more storage buffers
+//! than the device allows per shader stage.
+
+mod attention_decode;
+mod norm_matvec;
+mod residual_epilogue;
+mod shared_input_matvec;
+mod swiglu_epilogue;
+
+use std::sync::Arc;
+
+use crate::graph::dispatch;
+use crate::graph::ir::{Graph, Op, Storage, TensorId};
+
+/// Which passes run (all by default); a debug switch per pass.
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct FusionConfig {
+    pub attention_decode: bool,
+    pub shared_input_matvec: bool,
+    pub norm_matvec: bool,
+    pub swiglu_epilogue: bool,
+    pub residual_epilogue: bool,
+    /// Pretend the device allows at most this many storage buffers per stage
+    /// (tests the skip path; never raises the real limit).
+    pub max_storage_buffers: Option<u32>,
+}
+
+impl Default for FusionConfig {
+    fn default() -> Self {
+        FusionConfig {
+            attention_decode: true,
+            shared_input_matvec: true,
+            norm_matvec: true,
+            swiglu_epilogue: true,
+            residual_epilogue: true,
+            max_storage_buffers: None,
+        }
+    }
+}
+
+impl FusionConfig {
+    pub fn none() -> Self {
+        FusionConfig {
+            attention_decode: false,
+            shared_input_matvec: false,
+            norm_matvec: false,
+            swiglu_epilogue: false,
+            residual_epilogue: false,
+            max_storage_buffers: None,
+        }
+    }
+}
+
+/// Device facts the passes respect.
+#[derive(Debug, Clone, Copy)]
+pub struct PassLimits {
+    pub max_storage_buffers_per_stage: u32,
+}
+
+/// What one pass did, for logs and dumps.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PassReport {
+    pub pass: &'static str,
+    pub fused: usize,
+    pub skipped: Vec<String>,
+}
+
+/// Runs the enabled passes in order on a decode graph (one token per step).
+pub fn run(graph: &mut Graph, cfg: &FusionConfig, mut limits: PassLimits) -> Vec<PassReport> {
+    if let Some(cap) = cfg.max_storage_buffers {
+        limits.max_storage_buffers_per_stage = limits.max_storage_buffers_per_stage.min(cap);
+    }
+    type Pass = fn(&mut Graph, &PassLimits) -> PassReport;
+    let passes: [(bool, Pass); 5] = [
+        (cfg.attention_decode, attention_decode::run),
+        (cfg.shared_input_matvec, shared_input_matvec::run),
+        (cfg.norm_matvec, norm_matvec::run),
+        (cfg.swiglu_epilogue, swiglu_epilogue::run),
+        (cfg.residual_epilogue, residual_epilogue::run),
+    ];
+    passes.into_iter().filter(|(on, _)| *on).map(|(_, pass)| pass(graph, &limits)).collect()
+}
+
+/// Indices of the ops that read `t`.
+pub(crate) fn readers(g: &Graph, t: TensorId) -> Vec<usize> {
+    g.ops.iter().enumerate().filter(|(_, op)| op.reads().contains(&t)).map(|(i, _)| i).collect()
+}
+
+/// The op that writes `t`, if exactly one does.
+pub(crate) fn writer(g: &Graph, t: TensorId) -> Option<usize> {
+    let w: Vec<usize> = g.ops.iter().enumerate().filter(|(_, op)| op.writes().contains(&t)).map(|(i, _)| i).collect();
+    (w.len() == 1).then(|| w[0])
+}
+
+/// An activation that is consumed only by the ops in `group` (so fusing may drop it).
+pub(crate) fn internal(g: &Graph, t: TensorId, group: &[usize]) -> bool {
+    !g.outputs.contains(&t)
+        && matches!(g.desc(t).storage, Storage::Activation { .. })
+        && readers(g, t).iter().all(|r| group.contains(r))
+}
+
+fn same_buffer(g: &Graph, a: TensorId, b: TensorId) -> bool {
+    if a == b {
+        return true;
+    }
+    match (&g.desc(a).storage, &g.desc(b).storage) {
+        (Storage::Bound(x), Storage::Bound(y)) => Arc::ptr_eq(x, y),
+        _ => false,
+    }
+}
+
+/// Replaces the ops at `group` with `op`, placed where the last of them was.
+/// Refuses (returns the reason) when an op between them touches the group's
+/// tensors, when an output of `op` aliases one of its inputs, or when its
+/// dispatch needs more storage buffers than the device has.
+pub(crate) fn fuse(g: &mut Graph, group: &[usize], op: Op, limits: &PassLimits) -> Result<(), String> {
+    let (lo, hi) = (*group.iter().min().unwrap(), *group.iter().max().unwrap());
+    let touched: Vec<TensorId> =
+        group.iter().flat_map(|&i| g.ops[i].reads().into_iter().chain(g.ops[i].writes())).collect();
+    let written: Vec<TensorId> = group.iter().flat_map(|&i| g.ops[i].writes()).collect();
+    for i in lo + 1..hi {
+        if group.contains(&i) {
+            continue;
+        }
+        let other = &g.ops[i];
+        if other.reads().iter().any(|t| written.contains(t)) || other.writes().iter().any(|t| touched.contains(t)) {
+            return Err(format!("op {i} ({}) sits between the fused ops and touches their tensors", other.name()));
+        }
+    }
+    // A tensor both read and written by id is in-place state bound once
+    // read_write (the KV cache); any other overlap is a hazard.
+    for w in op.writes() {
+        for r in op.reads() {
+            if r != w && same_buffer(g, w, r) {
+                return Err(format!("output '{}' aliases input '{}'", g.desc(w).label, g.desc(r).label));
+            }
+        }
+    }
+    let spec = dispatch::select_one(g, 0, &op, 1).map_err(|e| e.to_string())?;
+    let storage = spec.bindings.len() as u32;
+    if storage > limits.max_storage_buffers_per_stage {
+        return Err(format!(
+            "{} needs {storage} storage buffers, the device allows {}",
+            op.name(),
+            limits.max_storage_buffers_per_stage
+        ));
+    }
+    let mut ids: Vec<usize> = group.iter().flat_map(|&i| g.node_ids[i].clone()).collect();
+    ids.sort();
+    let mut sorted = group.to_vec();
+    sorted.sort();
+    for &i in sorted.iter().rev() {
+        g.ops.remove(i);
+        g.node_ids.remove(i);
+    }
+    let at = hi + 1 - sorted.len();
+    g.ops.insert(at, op);
+    g.node_ids.insert(at, ids);
+    Ok(())
+}

@@ -1,0 +1,63 @@
+//! Decode matmuls over INT4 weights become `FusedMatvec`s; up to three that
+//! read the same input (q/k/v, gate/up) share one dispatch, so x is read once
+//! and one launch replaces three.
+
+use super::{fuse, PassLimits, PassReport};
+use crate::graph::ir::{DeviceTensor, Epilogue, FusedMatvec, Graph, MatOut, Op, Storage, TensorId};
+
+fn int4_shape(g: &Graph, w: TensorId) -> Option<(usize, usize)> {
+    match &g.desc(w).storage {
+        Storage::Bound(d) => match d.as_ref() {
+            DeviceTensor::Int4 { cols, group, .. } => Some((*cols, *group)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+pub fn run(g: &mut Graph, limits: &PassLimits) -> PassReport {
+    let mut report = PassReport { pass: "shared_input_matvec", fused: 0, skipped: vec![] };
+    let mut done: Vec<TensorId> = Vec::new();
+    loop {
+        // The first unconverted INT4 matmul, and its siblings on the same input.
+        let Some(first) = g.ops.iter().position(
+            |op| matches!(op, Op::MatMul { w, out, .. } if int4_shape(g, *w).is_some() && !done.contains(out)),
+        ) else {
+            break;
+        };
+        let Op::MatMul { x, w, .. } = g.ops[first] else { unreachable!() };
+        let shape = int4_shape(g, w);
+        let group: Vec<usize> = g
+            .ops
+            .iter()
+            .enumerate()
+            .filter(|(_, op)| matches!(op, Op::MatMul { x: x2, w: w2, .. } if *x2 == x && int4_shape(g, *w2) == shape))
+            .map(|(i, _)| i)
+            .take(3)
+            .collect();
+        let mats: Vec<MatOut> = group
+            .iter()
+            .map(|&i| match g.ops[i] {
+                Op::MatMul { w, bias, out, .. } => MatOut { w, bias, out },
+                _ => unreachable!(),
+            })
+            .collect();
+        done.extend(mats.iter().map(|m| m.out));
+        let op = Op::FusedMatvec(FusedMatvec { x, norm: None, mats: mats.clone(), epilogue: Epilogue::None });
+        let result = fuse(g, &group, op.clone(), limits).or_else(|e| {
+            // Siblings could not share a dispatch: still lower each alone.
+            report.skipped.push(e);
+            for m in mats.iter().rev() {
+                let i = g.ops.iter().position(|o| matches!(o, Op::MatMul { out, .. } if *out == m.out)).unwrap();
+                let single = Op::FusedMatvec(FusedMatvec { x, norm: None, mats: vec![*m], epilogue: Epilogue::None });
+                fuse(g, &[i], single, limits)?;
+            }
+            Ok::<(), String>(())
+        });
+        match result {
+            Ok(()) => report.fused += 1,
+            Err(e) => report.skipped.push(e),
+        }
+    }
+    report
+}

@@ -1,0 +1,125 @@
+//! /v1/chat/completions: the request as sent, the response and its chunks.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{StreamOptions, Usage};
+
+#[derive(Debug, Deserialize)]
+pub struct ChatRequest {
+    pub model: String,
+    pub messages: Vec<ChatMessageIn>,
+    pub max_tokens: Option<u64>,
+    /// Newer name for max_tokens; wins when both are set.
+    pub max_completion_tokens: Option<u64>,
+    pub temperature: Option<f32>,
+    pub top_p: Option<f32>,
+    /// Extension (vLLM's): keep the k most likely tokens; 0 or -1 = off.
+    pub top_k: Option<i64>,
+    pub n: Option<u32>,
+    pub stream: Option<bool>,
+    pub stream_options: Option<StreamOptions>,
+    pub stop: Option<serde_json::Value>,
+    pub presence_penalty: Option<f32>,
+    pub frequency_penalty: Option<f32>,
+    pub logit_bias: Option<HashMap<String, f32>>,
+    pub seed: Option<i64>,
+    pub user: Option<String>,
+    pub logprobs: Option<bool>,
+    /// 0-20 alternatives per token; needs `logprobs: true`.
+    pub top_logprobs: Option<u32>,
+    pub tools: Option<serde_json::Value>,
+    pub tool_choice: Option<serde_json::Value>,
+    pub functions: Option<serde_json::Value>,
+    pub function_call: Option<serde_json::Value>,
+    pub response_format: Option<serde_json::Value>,
+    /// Extension: do not stop at end-of-sequence tokens.
+    pub ignore_eos: Option<bool>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ChatMessageIn {
+    pub role: String,
+    /// string | array of content parts | null.
+    #[serde(default)]
+    pub content: Option<serde_json::Value>,
+    pub name: Option<String>,
+    pub tool_calls: Option<serde_json::Value>,
+}
+
+pub const CHAT_OBJECT: &str = "chat.completion";
+pub const CHAT_CHUNK_OBJECT: &str = "chat.completion.chunk";
+
+#[derive(Debug, Serialize)]
+pub struct ChatCompletion {
+    pub id: String,
+    pub object: &'static str,
+    pub created: u64,
+    pub model: String,
+    pub choices: Vec<ChatChoice>,
+    pub usage: Usage,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ChatChoice {
+    pub index: usize,
+    pub message: AssistantMessage,
+    pub logprobs: Option<ChatLogprobs>,
+    pub finish_reason: &'static str,
+}
+
+#[derive(Debug, Serialize)]
+pub struct AssistantMessage {
+    pub role: &'static str,
+    pub content: String,
+    pub refusal: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ChatChunk {
+    pub id: String,
+    pub object: &'static str,
+    pub created: u64,
+    pub model: String,
+    pub choices: Vec<ChatChunkChoice>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ChatChunkChoice {
+    pub index: usize,
+    pub delta: ChatDelta,
+    pub logprobs: Option<ChatLogprobs>,
+    pub finish_reason: Option<&'static str>,
+}
+
+#[derive(Debug, Serialize, Default)]
+pub struct ChatDelta {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub role: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+}
+
+#[derive(Debug, Serialize, Default)]
+pub struct ChatLogprobs {
+    pub content: Vec<ChatTokenLogprob>,
+    pub refusal: Option<Vec<ChatTokenLogprob>>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ChatTokenLogprob {
+    pub token: String,
+    pub logprob: f32,
+    pub bytes: Vec<u8>,
+    pub top_logprobs: Vec<ChatTopLogprob>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ChatTopLogprob {
+    pub token: String,
+    pub logprob: f32,
+    pub bytes: Vec<u8>,
+}

@@ -1,0 +1,9 @@
+//! OpenAI wire types: request bodies as clients send them (validated later in
+//! `server::validate`), and responses / stream chunks exactly in OpenAI's shape.
+
+pub mod chat;
+pub mod common;
+pub mod completions;
+pub mod models;
+
+pub use common::{StreamOptions, Usage};

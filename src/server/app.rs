@@ -1,0 +1,188 @@
+//! The axum application: shared state, the router with its tower layers, and
+//! starting / stopping the server together with the GPU worker.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
+use axum::http::{header, HeaderValue, Method, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::Response;
+use axum::routing::{get, post};
+use axum::Router;
+use tokio::sync::oneshot;
+use tower_http::compression::CompressionLayer;
+use tower_http::cors::{AllowOrigin, CorsLayer};
+use tower_http::limit::RequestBodyLimitLayer;
+use tower_http::timeout::TimeoutLayer;
+use tower_http::trace::TraceLayer;
+
+use super::auth::{require_api_key, ApiKey};
+use super::error::{not_found, openai_error_shape, ApiError};
+use super::routes;
+use crate::config::{Limits, ServeConfig};
+use crate::worker::{Metrics, ModelEntry, Registry, WorkerHandle};
+
+pub struct AppState {
+    pub worker: WorkerHandle,
+    pub limits: Limits,
+}
+
+/// A loaded model, kept alive by the registry it belongs to.
+pub struct ModelRef {
+    registry: Arc<Registry>,
+    index: usize,
+}
+
+impl ModelRef {
+    pub fn entry(&self) -> &ModelEntry {
+        &self.registry.models[self.index]
+    }
+}
+
+impl AppState {
+    /// The loaded model called `id`.
+    pub fn model(&self, id: &str) -> Result<ModelRef, ApiError> {
+        let registry = self.worker.registry().ok_or(ApiError::NotReady)?;
+        let index =
+            registry.models.iter().position(|m| m.id == id).ok_or_else(|| ApiError::ModelNotFound(id.to_string()))?;
+        Ok(ModelRef { registry, index })
+    }
+}
+
+/// How long the timeout layer lets a request run before answering 408. The
+/// handlers enforce the configured request timeout themselves (so they can
+/// cancel the sequences and, mid-stream, send an error event); this is the
+/// backstop for anything else that hangs, such as a slow request body.
+fn backstop(limits: &Limits) -> Duration {
+    limits.request_timeout() + Duration::from_secs(5)
+}
+
+pub fn router(state: Arc<AppState>, cfg: &ServeConfig) -> Router {
+    let mut v1 = Router::new()
+        .route("/v1/completions", post(routes::completions::handle))
+        .route("/v1/chat/completions", post(routes::chat_completions::handle))
+        .route("/v1/models", get(routes::models::list))
+        .route("/v1/models/{*id}", get(routes::models::retrieve));
+    if let Some(key) = &cfg.api_key {
+        v1 = v1.route_layer(middleware::from_fn_with_state(Arc::new(ApiKey::new(key)), require_api_key));
+    }
+    let metrics = state.worker.metrics().clone();
+    let app = Router::new()
+        .merge(v1)
+        .route("/health", get(routes::health::handle))
+        .route("/ready", get(routes::ready::handle))
+        .route("/metrics", get(routes::metrics::handle))
+        .route("/openapi.yaml", get(routes::openapi::handle))
+        .fallback(not_found)
+        .with_state(state);
+    // Each layer wraps the ones before it: the last is the outermost. The
+    // error-shape rewrite sits outside the body limit and the timeout so their
+    // bare 413 / 408 answers get OpenAI's error body. Compression skips
+    // text/event-stream by default.
+    let app = app
+        .layer(DefaultBodyLimit::disable())
+        .layer(RequestBodyLimitLayer::new(cfg.limits.body_limit_bytes))
+        .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, backstop(&cfg.limits)))
+        .layer(middleware::from_fn_with_state(metrics, track_requests))
+        .layer(middleware::from_fn(openai_error_shape))
+        .layer(CompressionLayer::new());
+    let app = match cors(&cfg.cors_origins) {
+        Some(c) => app.layer(c),
+        None => app,
+    };
+    app.layer(TraceLayer::new_for_http())
+}
+
+fn cors(origins: &[String]) -> Option<CorsLayer> {
+    if origins.is_empty() {
+        return None;
+    }
+    let allow = if origins.iter().any(|o| o == "*") {
+        AllowOrigin::any()
+    } else {
+        AllowOrigin::list(origins.iter().filter_map(|o| HeaderValue::from_str(o).ok()))
+    };
+    Some(
+        CorsLayer::new()
+            .allow_origin(allow)
+            .allow_methods([Method::GET, Method::POST, Method::OPTIONS])
+            .allow_headers([header::AUTHORIZATION, header::CONTENT_TYPE]),
+    )
+}
+
+async fn track_requests(State(metrics): State<Arc<Metrics>>, req: Request, next: Next) -> Response {
+    let route = req.extensions().get::<MatchedPath>().map_or("unmatched", |p| p.as_str()).to_string();
+    let t0 = Instant::now();
+    let res = next.run(req).await;
+    metrics.http_requests.with_label_values(&[&route, res.status().as_str()]).inc();
+    metrics.http_duration.with_label_values(&[&route]).observe(t0.elapsed().as_secs_f64());
+    res
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("cannot listen on {addr}: {source}")]
+    Bind { addr: SocketAddr, source: std::io::Error },
+    #[error("cannot start the GPU worker thread: {0}")]
+    Worker(std::io::Error),
+}
+
+/// A running server: its bound address, the worker handle, and a way to stop.
+pub struct Server {
+    pub addr: SocketAddr,
+    pub worker: WorkerHandle,
+    shutdown: Option<oneshot::Sender<()>>,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+/// Binds `cfg.listen`, starts the worker (which loads the models in the
+/// background; /ready turns 200 when done) and serves until `shutdown`.
+pub async fn start(cfg: ServeConfig) -> Result<Server, StartError> {
+    let listener = tokio::net::TcpListener::bind(cfg.listen)
+        .await
+        .map_err(|source| StartError::Bind { addr: cfg.listen, source })?;
+    let addr = listener.local_addr().map_err(|source| StartError::Bind { addr: cfg.listen, source })?;
+    let cfg = Arc::new(cfg);
+    let metrics = Arc::new(Metrics::new());
+    let (worker, thread) = crate::worker::run::spawn(cfg.clone(), metrics).map_err(StartError::Worker)?;
+    let state = Arc::new(AppState { worker: worker.clone(), limits: cfg.limits.clone() });
+    let app = router(state, &cfg);
+    let (tx, rx) = oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async move {
+                let _ = rx.await;
+            })
+            .await
+    });
+    tracing::info!("listening on http://{addr}");
+    Ok(Server { addr, worker, shutdown: Some(tx), task, thread: Some(thread) })
+}
+
+impl Server {
+    /// Stops accepting connections, lets open ones finish, then stops the worker.
+    pub async fn shutdown(mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        self.wait().await;
+    }
+
+    /// Serves until the server stops (after `shutdown` or an I/O error).
+    pub async fn wait(mut self) {
+        match (&mut self.task).await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => tracing::error!("server stopped: {e}"),
+            Err(e) => tracing::error!("server task failed: {e}"),
+        }
+        let thread = self.thread.take();
+        // The worker exits once the last handle is gone.
+        drop(self);
+        if let Some(t) = thread {
+            let _ = tokio::task::spawn_blocking(move || t.join()).await;
+        }
+    }
+}

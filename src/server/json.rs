@@ -1,0 +1,90 @@
+//! The JSON body extractor: like axum's `Json`, but a body that does not
+//! deserialize answers 400 naming the offending field as `param` (via
+//! serde_path_to_error), and an oversized body answers 413, both in OpenAI's
+//! error shape. The content type is not enforced (clients vary).
+
+use axum::body::Bytes;
+use axum::extract::{FromRequest, Request};
+use axum::http::StatusCode;
+use serde::de::DeserializeOwned;
+
+use super::error::ApiError;
+
+pub struct ApiJson<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        let bytes = Bytes::from_request(req, state).await.map_err(|e| match e.status() {
+            StatusCode::PAYLOAD_TOO_LARGE => ApiError::PayloadTooLarge,
+            _ => ApiError::InvalidRequest {
+                message: format!("cannot read the request body: {}", e.body_text()),
+                param: None,
+            },
+        })?;
+        parse(&bytes).map(ApiJson)
+    }
+}
+
+pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let inner = e.inner().to_string();
+        let param = match (known_path(&e.path().to_string()), missing_field(&inner)) {
+            (Some(parent), Some(field)) => Some(format!("{parent}.{field}")),
+            (parent, field) => field.or(parent),
+        };
+        ApiError::InvalidRequest { message: format!("invalid request body: {inner}"), param }
+    })?;
+    de.end().map_err(|e| ApiError::InvalidRequest { message: format!("invalid request body: {e}"), param: None })?;
+    Ok(value)
+}
+
+/// The path up to the first segment serde could not name ("?"), if any is left.
+fn known_path(path: &str) -> Option<String> {
+    let known = path.split('?').next().unwrap_or_default().trim_end_matches('.');
+    (!known.is_empty() && known != ".").then(|| known.to_string())
+}
+
+/// serde reports a missing field at the parent's path; the field is the param.
+fn missing_field(msg: &str) -> Option<String> {
+    let rest = msg.strip_prefix("missing field `")?;
+    Some(rest[..rest.find('`')?].to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(serde::Deserialize, Debug)]
+    #[allow(dead_code)]
+    struct Req {
+        model: String,
+        n: Option<u32>,
+        inner: Option<Inner>,
+    }
+
+    #[derive(serde::Deserialize, Debug)]
+    #[allow(dead_code)]
+    struct Inner {
+        include_usage: bool,
+    }
+
+    fn param(body: &str) -> Option<String> {
+        match parse::<Req>(body.as_bytes()) {
+            Err(ApiError::InvalidRequest { param, .. }) => param,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        assert_eq!(param(r#"{"model": "m", "n": -1}"#).as_deref(), Some("n"));
+        assert_eq!(param(r#"{"n": 1}"#).as_deref(), Some("model"));
+        assert_eq!(param(r#"{"model": "m", "inner": {"include_usage": 3}}"#).as_deref(), Some("inner.include_usage"));
+        assert_eq!(param(r#"{"model": "m"} x"#), None);
+        assert_eq!(param(r#"{not json"#), None);
+        assert!(parse::<Req>(br#"{"model": "m", "extra": 1}"#).is_ok());
+    }
+}

@@ -1,0 +1,9 @@
+//! One file per endpoint.
+
+pub mod chat_completions;
+pub mod completions;
+pub mod health;
+pub mod metrics;
+pub mod models;
+pub mod openapi;
+pub mod ready;

@@ -1,0 +1,93 @@
+//! The engine as the scheduler sees it: a fixed number of slots, each holding
+//! one sequence's KV cache. The scheduler calls `decode` once per step with
+//! every active slot, so a batched implementation (all rows in one dispatch
+//! list) can replace `SessionPool` without touching the scheduler.
+
+use crate::engine::{Session, SessionOptions, TextModel};
+use crate::models::ModelError;
+
+pub type Slot = usize;
+
+#[derive(Debug, thiserror::Error)]
+pub enum BackendError {
+    #[error("slot {0} does not exist")]
+    NoSlot(Slot),
+    #[error(transparent)]
+    Model(#[from] ModelError),
+}
+
+pub trait TextBackend {
+    fn max_slots(&self) -> usize;
+    /// Tokens one slot's sequence may hold (prompt + generated).
+    fn max_context(&self) -> usize;
+    /// Appends `tokens` to the slot's sequence (a free slot starts empty) and
+    /// computes the logits after the last one. Submits work; may not wait.
+    fn prefill(&mut self, slot: Slot, tokens: &[u32]) -> Result<(), BackendError>;
+    /// One decode step for every listed slot: appends the token and computes
+    /// the logits after it.
+    fn decode(&mut self, batch: &[(Slot, u32)]) -> Result<(), BackendError>;
+    /// The logits ([vocab]) after the slot's last step.
+    fn logits(&mut self, slot: Slot) -> Result<Vec<f32>, BackendError>;
+    /// The argmax of each listed slot's last logits, computed on the GPU (no
+    /// logits readback).
+    fn greedy_tokens(&mut self, slots: &[Slot]) -> Result<Vec<u32>, BackendError>;
+    /// Forgets the slot's sequence; the slot can take a new one.
+    fn release(&mut self, slot: Slot);
+}
+
+/// One `Session` (own KV cache and plans) per slot, created at load time.
+pub struct SessionPool {
+    sessions: Vec<Session>,
+    max_context: usize,
+}
+
+impl SessionPool {
+    pub fn new(model: &TextModel, slots: usize) -> Result<Self, ModelError> {
+        let sessions =
+            (0..slots).map(|_| Session::new(model, SessionOptions::default())).collect::<Result<Vec<_>, _>>()?;
+        Ok(SessionPool { sessions, max_context: model.max_context() })
+    }
+
+    fn session(&mut self, slot: Slot) -> Result<&mut Session, BackendError> {
+        self.sessions.get_mut(slot).ok_or(BackendError::NoSlot(slot))
+    }
+}
+
+impl TextBackend for SessionPool {
+    fn max_slots(&self) -> usize {
+        self.sessions.len()
+    }
+
+    fn max_context(&self) -> usize {
+        self.max_context
+    }
+
+    fn prefill(&mut self, slot: Slot, tokens: &[u32]) -> Result<(), BackendError> {
+        Ok(self.session(slot)?.prefill(tokens)?)
+    }
+
+    fn decode(&mut self, batch: &[(Slot, u32)]) -> Result<(), BackendError> {
+        // Everything is submitted before anything is read back, so the GPU
+        // runs the slots back to back while the CPU moves on.
+        for &(slot, token) in batch {
+            let s = self.session(slot)?;
+            s.set_next_token(token);
+            s.decode_step()?;
+        }
+        Ok(())
+    }
+
+    fn logits(&mut self, slot: Slot) -> Result<Vec<f32>, BackendError> {
+        Ok(self.session(slot)?.logits()?)
+    }
+
+    fn greedy_tokens(&mut self, slots: &[Slot]) -> Result<Vec<u32>, BackendError> {
+        slots.iter().map(|&s| Ok(self.session(s)?.next_token()?)).collect()
+    }
+
+    fn release(&mut self, slot: Slot) {
+        if let Some(s) = self.sessions.get_mut(slot) {
+            s.reset();
+        }
+    }
+}

@@ -1,0 +1,46 @@
+//! Turning a model spec (HF repo id, local folder, .gguf file) into a loaded
+//! `TextModel`. The one place that knows the kinds of model source, so new
+//! ones (GGUF) plug in here.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::config::ModelSpec;
+use crate::engine::{LoadOptions, TextModel};
+use crate::gpu::Gpu;
+use crate::weights::hub::{resolve_model, HubOptions};
+
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error(transparent)]
+    Weights(#[from] crate::weights::WeightError),
+    #[error(transparent)]
+    Model(#[from] crate::models::ModelError),
+    #[error("{0}: the model has no tokenizer (tokenizer.json is missing)")]
+    NoTokenizer(String),
+}
+
+/// Loads `spec` onto `gpu`, with a context of at most `max_context` tokens.
+pub fn load_text_model(
+    gpu: &Arc<Gpu>,
+    spec: &ModelSpec,
+    max_context: usize,
+    prefill_chunk: usize,
+    hub: &HubOptions,
+) -> Result<TextModel, LoadError> {
+    let opts = LoadOptions { format: spec.weight_format(), max_context, prefill_chunk, ..Default::default() };
+    let model = if is_gguf(&spec.source) {
+        // A local .gguf file: weights, config and tokenizer all come from it.
+        TextModel::load_gguf(gpu, Path::new(&spec.source), opts)?
+    } else {
+        TextModel::load(gpu, &resolve_model(&spec.source, hub)?, opts)?
+    };
+    if model.tokenizer.is_none() {
+        return Err(LoadError::NoTokenizer(spec.source.clone()));
+    }
+    Ok(model)
+}
+
+fn is_gguf(source: &str) -> bool {
+    Path::new(source).extension().is_some_and(|e| e.eq_ignore_ascii_case("gguf"))
+}

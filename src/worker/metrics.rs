@@ -1,0 +1,121 @@
+//! Prometheus metrics shared by the worker (queue, slots, tokens, time to
+//! first token) and the HTTP layer (requests). Rendered by GET /metrics.
+
+use prometheus::{
+    Encoder, GaugeVec, HistogramOpts, HistogramVec, IntCounterVec, IntGauge, IntGaugeVec, Opts, Registry, TextEncoder,
+};
+
+pub struct Metrics {
+    registry: Registry,
+    pub http_requests: IntCounterVec,
+    pub http_duration: HistogramVec,
+    pub queue_depth: IntGauge,
+    pub active_slots: IntGaugeVec,
+    pub slots: IntGaugeVec,
+    pub prompt_tokens: IntCounterVec,
+    pub generated_tokens: IntCounterVec,
+    pub tokens_per_second: GaugeVec,
+    pub time_to_first_token: HistogramVec,
+    pub finished: IntCounterVec,
+}
+
+/// Why a sequence left its slot (the `reason` label).
+#[derive(Debug, Clone, Copy)]
+pub enum Outcome {
+    Eos,
+    Length,
+    Cancelled,
+    Error,
+}
+
+impl Outcome {
+    fn label(self) -> &'static str {
+        match self {
+            Outcome::Eos => "eos",
+            Outcome::Length => "length",
+            Outcome::Cancelled => "cancelled",
+            Outcome::Error => "error",
+        }
+    }
+}
+
+const LATENCY_BUCKETS: &[f64] = &[0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0];
+
+impl Metrics {
+    pub fn new() -> Self {
+        let registry = Registry::new();
+        let counter = |name: &str, help: &str, labels: &[&str]| {
+            let m = IntCounterVec::new(Opts::new(name, help), labels).expect("static metric definition");
+            registry.register(Box::new(m.clone())).expect("metric registered once");
+            m
+        };
+        let gauge = |name: &str, help: &str, labels: &[&str]| {
+            let m = IntGaugeVec::new(Opts::new(name, help), labels).expect("static metric definition");
+            registry.register(Box::new(m.clone())).expect("metric registered once");
+            m
+        };
+        let histogram = |name: &str, help: &str, labels: &[&str]| {
+            let opts = HistogramOpts::new(name, help).buckets(LATENCY_BUCKETS.to_vec());
+            let m = HistogramVec::new(opts, labels).expect("static metric definition");
+            registry.register(Box::new(m.clone())).expect("metric registered once");
+            m
+        };
+        let queue_depth =
+            IntGauge::new("gerbil_queue_depth", "Sequences waiting for a slot").expect("static metric definition");
+        registry.register(Box::new(queue_depth.clone())).expect("metric registered once");
+        let tokens_per_second = GaugeVec::new(
+            Opts::new(
+                "gerbil_tokens_per_second",
+                "Tokens generated per second over the latest scheduler step (0 when idle)",
+            ),
+            &["model"],
+        )
+        .expect("static metric definition");
+        registry.register(Box::new(tokens_per_second.clone())).expect("metric registered once");
+        Metrics {
+            http_requests: counter(
+                "gerbil_http_requests_total",
+                "HTTP requests by route and status",
+                &["route", "status"],
+            ),
+            http_duration: histogram("gerbil_http_request_duration_seconds", "Time to the response head", &["route"]),
+            queue_depth,
+            active_slots: gauge("gerbil_active_slots", "Slots holding a sequence", &["model"]),
+            slots: gauge("gerbil_slots", "Slots per model", &["model"]),
+            prompt_tokens: counter("gerbil_prompt_tokens_total", "Prompt tokens prefilled", &["model"]),
+            generated_tokens: counter("gerbil_generated_tokens_total", "Tokens generated", &["model"]),
+            tokens_per_second,
+            time_to_first_token: histogram(
+                "gerbil_time_to_first_token_seconds",
+                "From the request's arrival to its first generated token",
+                &["model"],
+            ),
+            finished: counter(
+                "gerbil_sequences_finished_total",
+                "Sequences that left their slot, by reason",
+                &["model", "reason"],
+            ),
+            registry,
+        }
+    }
+
+    pub fn finish(&self, model: &str, outcome: Outcome) {
+        self.finished.with_label_values(&[model, outcome.label()]).inc();
+    }
+
+    /// The Prometheus text exposition of every metric.
+    pub fn render(&self) -> String {
+        let mut buf = Vec::new();
+        // Encoding into a Vec cannot fail for well-formed metric families.
+        if let Err(e) = TextEncoder::new().encode(&self.registry.gather(), &mut buf) {
+            tracing::error!("encoding metrics: {e}");
+        }
+        String::from_utf8_lossy(&buf).into_owned()
+    }
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Self::new()
+    }
+}

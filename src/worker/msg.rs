@@ -1,0 +1,79 @@
+//! What crosses the channel between the HTTP handlers and the GPU worker.
+//! Requests are already validated (`Valid*`): the worker never sees raw JSON.
+//! Every sequence carries its own event channel; dropping the receiver
+//! cancels the sequence.
+
+use std::time::Instant;
+
+use tokio::sync::mpsc::UnboundedSender;
+
+use crate::text::sampling::SamplingParams;
+
+/// One sequence to generate: a prompt and how to continue it.
+#[derive(Debug)]
+pub struct ValidSequence {
+    pub prompt: Vec<u32>,
+    pub sampling: SamplingParams,
+    /// Tokens to generate at most (0: only the prompt is processed).
+    pub max_tokens: usize,
+    /// Top alternatives to report per generated token; None = no logprobs.
+    pub logprobs: Option<usize>,
+    /// Also report the logprob of every prompt token (echo + logprobs).
+    pub prompt_logprobs: bool,
+    /// Keep going past end-of-sequence tokens (benchmarks, tests).
+    pub ignore_eos: bool,
+    pub events: UnboundedSender<SeqEvent>,
+}
+
+/// A request for one model: its sequences are queued and admitted together.
+#[derive(Debug)]
+pub struct ValidGenerate {
+    /// Index into the worker's model list.
+    pub model: usize,
+    pub sequences: Vec<ValidSequence>,
+    pub received: Instant,
+}
+
+#[derive(Debug)]
+pub enum WorkerMsg {
+    Generate(ValidGenerate),
+}
+
+/// Logprob of one token and the most likely alternatives at its position.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TokenLogprob {
+    pub logprob: f32,
+    /// (token id, logprob), best first.
+    pub top: Vec<(u32, f32)>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FinishReason {
+    /// An end-of-sequence token (not reported as a token).
+    Eos,
+    /// max_tokens, or the context is full.
+    Length,
+}
+
+#[derive(Debug)]
+pub enum SeqEvent {
+    /// Logprobs of the prompt tokens, the first one having none.
+    PromptLogprobs(Vec<Option<TokenLogprob>>),
+    Token {
+        id: u32,
+        logprob: Option<TokenLogprob>,
+    },
+    Finished {
+        reason: FinishReason,
+    },
+    Failed(WorkerError),
+}
+
+/// Failures inside the worker, reported on the sequence's channel.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum WorkerError {
+    #[error("the sequence needs {need} tokens of context but the model holds {max}")]
+    ContextFull { need: usize, max: usize },
+    #[error("inference failed: {0}")]
+    Engine(String),
+}

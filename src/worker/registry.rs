@@ -1,0 +1,62 @@
+//! What the HTTP layer knows about the loaded models: ids, tokenizers and
+//! chat templates (used at the edge to validate and tokenize), limits.
+//! Published once by the worker when loading is over.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::text::chat::ChatTemplate;
+use crate::text::TextTokenizer;
+
+pub struct ModelEntry {
+    pub id: String,
+    /// Index of the model's scheduler inside the worker.
+    pub index: usize,
+    pub tokenizer: Arc<TextTokenizer>,
+    /// The compiled chat template, or why there is none.
+    pub chat: Result<Arc<ChatTemplate>, String>,
+    pub vocab: usize,
+    pub max_context: usize,
+    pub slots: usize,
+    /// Unix seconds when the model finished loading.
+    pub created: u64,
+}
+
+#[derive(Debug, Clone)]
+pub struct LoadFailure {
+    pub id: String,
+    pub error: String,
+}
+
+#[derive(Default)]
+pub struct Registry {
+    pub models: Vec<ModelEntry>,
+    pub failures: Vec<LoadFailure>,
+}
+
+impl Registry {
+    pub fn find(&self, id: &str) -> Option<&ModelEntry> {
+        self.models.iter().find(|m| m.id == id)
+    }
+}
+
+/// The chat template of a model folder, compiled; bos/eos strings come from
+/// tokenizer_config.json since templates refer to them by text.
+pub fn chat_template_for(tok: &TextTokenizer, dir: &Path) -> Result<Arc<ChatTemplate>, String> {
+    let source = tok
+        .chat_template
+        .as_deref()
+        .ok_or("the model ships no chat template (tokenizer_config.json has no chat_template)")?;
+    let config: serde_json::Value = std::fs::read_to_string(dir.join("tokenizer_config.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default();
+    let text = |v: &serde_json::Value| v.as_str().or_else(|| v["content"].as_str()).map(String::from);
+    ChatTemplate::new(source, text(&config["bos_token"]), text(&config["eos_token"]))
+        .map(Arc::new)
+        .map_err(|e| e.to_string())
+}
+
+pub fn unix_now() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}

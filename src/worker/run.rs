@@ -1,0 +1,140 @@
+//! The GPU worker: one OS thread that owns the wgpu device and every loaded
+//! model. It loads the models, publishes what loaded (and what failed), then
+//! runs the schedulers: block while idle, otherwise drain new requests and
+//! step every model with work, until every handle is gone.
+
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use tokio::sync::{mpsc, watch};
+
+use super::backend::SessionPool;
+use super::handle::{QueueCounter, WorkerHandle};
+use super::load::load_text_model;
+use super::metrics::Metrics;
+use super::msg::{SeqEvent, WorkerError, WorkerMsg};
+use super::registry::{chat_template_for, unix_now, LoadFailure, ModelEntry, Registry};
+use super::scheduler::Scheduler;
+use crate::config::ServeConfig;
+use crate::gpu::{Gpu, GpuOptions};
+
+/// Starts the worker thread. Loading happens on it; watch the handle's
+/// `wait_loaded` for the outcome.
+pub fn spawn(cfg: Arc<ServeConfig>, metrics: Arc<Metrics>) -> std::io::Result<(WorkerHandle, JoinHandle<()>)> {
+    let (tx, rx) = mpsc::channel(cfg.limits.max_queue.max(1));
+    let (reg_tx, reg_rx) = watch::channel(None);
+    let queue = Arc::new(QueueCounter::new(cfg.limits.max_queue, metrics.clone()));
+    let handle = WorkerHandle::new(tx, queue.clone(), reg_rx, metrics.clone());
+    let thread = std::thread::Builder::new().name("gerbil-gpu".into()).spawn(move || {
+        let (schedulers, registry) = load_all(&cfg, &queue, &metrics);
+        let _ = reg_tx.send(Some(Arc::new(registry)));
+        serve(rx, schedulers, &queue, Duration::from_millis(cfg.debug.step_delay_ms));
+    })?;
+    Ok((handle, thread))
+}
+
+fn load_all(cfg: &ServeConfig, queue: &Arc<QueueCounter>, metrics: &Arc<Metrics>) -> (Vec<Scheduler>, Registry) {
+    let mut registry = Registry::default();
+    let mut schedulers = Vec::new();
+    let gpu = match Gpu::new(&GpuOptions::default()) {
+        Ok(g) => g,
+        Err(e) => {
+            tracing::error!("no GPU: {e}");
+            registry.failures =
+                cfg.models.iter().map(|m| LoadFailure { id: m.id().to_string(), error: e.to_string() }).collect();
+            return (schedulers, registry);
+        }
+    };
+    tracing::info!(adapter = %gpu.caps.adapter_name, backend = %gpu.caps.backend, "GPU ready");
+    let limits = &cfg.limits;
+    for spec in &cfg.models {
+        let id = spec.id().to_string();
+        let t0 = std::time::Instant::now();
+        let loaded = load_text_model(&gpu, spec, limits.max_context, limits.prefill_chunk, &cfg.hub)
+            .map_err(|e| e.to_string())
+            .and_then(|mut model| {
+                let slots = spec.max_slots.unwrap_or(limits.max_slots);
+                let pool = SessionPool::new(&model, slots).map_err(|e| e.to_string())?;
+                let tokenizer = Arc::new(model.tokenizer.take().ok_or("the model has no tokenizer")?);
+                let chat = chat_template_for(&tokenizer, &model.dir);
+                if let Err(why) = &chat {
+                    tracing::warn!(model = %id, "chat completions unavailable: {why}");
+                }
+                let entry = ModelEntry {
+                    id: id.clone(),
+                    index: schedulers.len(),
+                    vocab: model.cfg.vocab,
+                    max_context: model.max_context(),
+                    slots,
+                    tokenizer: tokenizer.clone(),
+                    chat,
+                    created: unix_now(),
+                };
+                let sched = Scheduler::new(
+                    id.clone(),
+                    Box::new(pool),
+                    tokenizer.eos.clone(),
+                    limits.prefill_chunk,
+                    queue.clone(),
+                    metrics.clone(),
+                );
+                Ok((entry, sched))
+            });
+        match loaded {
+            Ok((entry, sched)) => {
+                tracing::info!(model = %id, slots = entry.slots, context = entry.max_context, "loaded in {:.1}s", t0.elapsed().as_secs_f64());
+                registry.models.push(entry);
+                schedulers.push(sched);
+            }
+            Err(error) => {
+                tracing::error!(model = %id, "failed to load, skipping it: {error}");
+                registry.failures.push(LoadFailure { id, error });
+            }
+        }
+    }
+    (schedulers, registry)
+}
+
+fn serve(
+    mut rx: mpsc::Receiver<WorkerMsg>,
+    mut schedulers: Vec<Scheduler>,
+    queue: &QueueCounter,
+    step_delay: Duration,
+) {
+    loop {
+        if schedulers.iter().all(Scheduler::is_idle) {
+            schedulers.iter().for_each(Scheduler::mark_idle);
+            match rx.blocking_recv() {
+                Some(msg) => route(&mut schedulers, queue, msg),
+                None => break,
+            }
+        }
+        while let Ok(msg) = rx.try_recv() {
+            route(&mut schedulers, queue, msg);
+        }
+        for s in schedulers.iter_mut().filter(|s| !s.is_idle()) {
+            s.step();
+        }
+        if !step_delay.is_zero() {
+            std::thread::sleep(step_delay);
+        }
+    }
+    tracing::info!("worker stopped: no handles left");
+}
+
+fn route(schedulers: &mut [Scheduler], queue: &QueueCounter, msg: WorkerMsg) {
+    match msg {
+        WorkerMsg::Generate(req) => match schedulers.get_mut(req.model) {
+            Some(s) => s.enqueue(req),
+            None => {
+                queue.release(req.sequences.len());
+                for seq in req.sequences {
+                    let _ = seq
+                        .events
+                        .send(SeqEvent::Failed(WorkerError::Engine(format!("no model with index {}", req.model))));
+                }
+            }
+        },
+    }
+}

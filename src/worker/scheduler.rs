@@ -1,0 +1,351 @@
+//! Continuous batching for one model. Each `step`:
+//! 1. drops sequences whose client went away (closed event channel),
+//! 2. admits waiting sequences into free slots,
+//! 3. prefills up to `prefill_chunk` prompt tokens (long prompts take several
+//!    steps, so decoding sequences are not starved),
+//! 4. decodes every sequence that has a token to feed, in ONE backend call,
+//! 5. picks each sequence's next token (GPU argmax, or CPU sampling from the
+//!    logits when the request needs them) and streams it out.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::backend::{Slot, TextBackend};
+use super::handle::QueueCounter;
+use super::metrics::{Metrics, Outcome};
+use super::msg::{FinishReason, SeqEvent, TokenLogprob, ValidGenerate, ValidSequence, WorkerError};
+use crate::text::sampling::{logprobs, Sampler};
+
+struct Waiting {
+    req: ValidSequence,
+    received: Instant,
+}
+
+/// A sequence holding a slot.
+struct Active {
+    req: ValidSequence,
+    received: Instant,
+    sampler: Sampler,
+    /// Prompt tokens already in the KV cache.
+    prefilled: usize,
+    /// Tokens in the KV cache (prompt + fed generated tokens).
+    len: usize,
+    /// Generated token not yet fed back (the next decode input).
+    pending: Option<u32>,
+    generated: usize,
+    prompt_logprobs: Vec<Option<TokenLogprob>>,
+}
+
+impl Active {
+    fn prefill_done(&self) -> bool {
+        self.prefilled == self.req.prompt.len()
+    }
+
+    /// CPU sampling or logprobs need the logits; otherwise the GPU argmax will do.
+    fn needs_logits(&self) -> bool {
+        self.req.logprobs.is_some() || self.sampler.params().needs_logits()
+    }
+}
+
+pub struct Scheduler {
+    model: String,
+    backend: Box<dyn TextBackend>,
+    eos: Vec<u32>,
+    waiting: VecDeque<Waiting>,
+    slots: Vec<Option<Active>>,
+    prefill_chunk: usize,
+    queue: Arc<QueueCounter>,
+    metrics: Arc<Metrics>,
+}
+
+impl Scheduler {
+    pub fn new(
+        model: String,
+        backend: Box<dyn TextBackend>,
+        eos: Vec<u32>,
+        prefill_chunk: usize,
+        queue: Arc<QueueCounter>,
+        metrics: Arc<Metrics>,
+    ) -> Self {
+        let slots = (0..backend.max_slots()).map(|_| None).collect();
+        metrics.slots.with_label_values(&[&model]).set(backend.max_slots() as i64);
+        metrics.active_slots.with_label_values(&[&model]).set(0);
+        // Create the per-model series now so /metrics lists them before the first request.
+        let _ = metrics.time_to_first_token.with_label_values(&[&model]);
+        metrics.generated_tokens.with_label_values(&[&model]).inc_by(0);
+        metrics.prompt_tokens.with_label_values(&[&model]).inc_by(0);
+        Scheduler {
+            model,
+            backend,
+            eos,
+            waiting: VecDeque::new(),
+            slots,
+            prefill_chunk: prefill_chunk.max(1),
+            queue,
+            metrics,
+        }
+    }
+
+    pub fn enqueue(&mut self, req: ValidGenerate) {
+        for seq in req.sequences {
+            self.waiting.push_back(Waiting { req: seq, received: req.received });
+        }
+    }
+
+    pub fn is_idle(&self) -> bool {
+        self.waiting.is_empty() && self.slots.iter().all(Option::is_none)
+    }
+
+    pub fn step(&mut self) {
+        let t0 = Instant::now();
+        self.drop_cancelled();
+        self.admit();
+        let mut produced = self.prefill();
+        produced += self.decode();
+        let active = self.slots.iter().filter(|s| s.is_some()).count();
+        self.metrics.active_slots.with_label_values(&[&self.model]).set(active as i64);
+        let secs = t0.elapsed().as_secs_f64();
+        let rate = if produced > 0 && secs > 0.0 { produced as f64 / secs } else { 0.0 };
+        self.metrics.tokens_per_second.with_label_values(&[&self.model]).set(rate);
+    }
+
+    /// Marks the model idle in the metrics (the worker blocks while idle).
+    pub fn mark_idle(&self) {
+        self.metrics.tokens_per_second.with_label_values(&[&self.model]).set(0.0);
+        self.metrics.active_slots.with_label_values(&[&self.model]).set(0);
+    }
+
+    fn drop_cancelled(&mut self) {
+        let before = self.waiting.len();
+        self.waiting.retain(|w| !w.req.events.is_closed());
+        let gone = before - self.waiting.len();
+        if gone > 0 {
+            self.queue.release(gone);
+            for _ in 0..gone {
+                self.metrics.finish(&self.model, Outcome::Cancelled);
+            }
+        }
+        for slot in 0..self.slots.len() {
+            if self.slots[slot].as_ref().is_some_and(|a| a.req.events.is_closed()) {
+                self.release(slot, Outcome::Cancelled);
+            }
+        }
+    }
+
+    fn admit(&mut self) {
+        for slot in 0..self.slots.len() {
+            if self.slots[slot].is_some() {
+                continue;
+            }
+            let Some(w) = self.waiting.pop_front() else { break };
+            self.queue.release(1);
+            self.metrics.prompt_tokens.with_label_values(&[&self.model]).inc_by(w.req.prompt.len() as u64);
+            let sampler = Sampler::new(w.req.sampling.clone());
+            self.slots[slot] = Some(Active {
+                req: w.req,
+                received: w.received,
+                sampler,
+                prefilled: 0,
+                len: 0,
+                pending: None,
+                generated: 0,
+                prompt_logprobs: Vec::new(),
+            });
+        }
+    }
+
+    /// Spends this step's prefill budget; sequences whose prompt completes get
+    /// their first token. Returns the tokens generated.
+    fn prefill(&mut self) -> usize {
+        let mut budget = self.prefill_chunk;
+        let mut completed = Vec::new();
+        for slot in 0..self.slots.len() {
+            if budget == 0 {
+                break;
+            }
+            let Some(a) = self.slots[slot].as_mut() else { continue };
+            if a.prefill_done() {
+                continue;
+            }
+            let result = if a.req.prompt_logprobs {
+                prefill_scoring(self.backend.as_mut(), slot, a, &mut budget)
+            } else {
+                let take = budget.min(a.req.prompt.len() - a.prefilled);
+                budget -= take;
+                let r = self.backend.prefill(slot, &a.req.prompt[a.prefilled..a.prefilled + take]);
+                a.prefilled += take;
+                a.len += take;
+                r.map_err(|e| WorkerError::Engine(e.to_string()))
+            };
+            if let Err(e) = result {
+                self.fail(slot, e);
+                continue;
+            }
+            if a.prefill_done() {
+                if a.req.prompt_logprobs {
+                    let lp = std::mem::take(&mut a.prompt_logprobs);
+                    let _ = a.req.events.send(SeqEvent::PromptLogprobs(lp));
+                }
+                if a.req.max_tokens == 0 {
+                    self.finish(slot, FinishReason::Length);
+                } else {
+                    completed.push(slot);
+                }
+            }
+        }
+        self.choose_next(&completed)
+    }
+
+    /// One decode step over every sequence with a token to feed.
+    fn decode(&mut self) -> usize {
+        let batch: Vec<(Slot, u32)> = self
+            .slots
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| s.as_ref().and_then(|a| a.pending).map(|t| (i, t)))
+            .collect();
+        if batch.is_empty() {
+            return 0;
+        }
+        if let Err(e) = self.backend.decode(&batch) {
+            let err = WorkerError::Engine(e.to_string());
+            for &(slot, _) in &batch {
+                self.fail(slot, err.clone());
+            }
+            return 0;
+        }
+        let slots: Vec<Slot> = batch.iter().map(|b| b.0).collect();
+        for &slot in &slots {
+            if let Some(a) = self.slots[slot].as_mut() {
+                a.len += 1;
+                a.pending = None;
+            }
+        }
+        self.choose_next(&slots)
+    }
+
+    /// Picks and emits the next token of each slot from its latest logits.
+    fn choose_next(&mut self, slots: &[Slot]) -> usize {
+        let (cpu, gpu): (Vec<Slot>, Vec<Slot>) = slots
+            .iter()
+            .copied()
+            .filter(|&s| self.slots[s].is_some())
+            .partition(|&s| self.slots[s].as_ref().is_some_and(Active::needs_logits));
+        let mut picked: Vec<(Slot, u32, Option<TokenLogprob>)> = Vec::with_capacity(slots.len());
+        if !gpu.is_empty() {
+            match self.backend.greedy_tokens(&gpu) {
+                Ok(ids) => picked.extend(gpu.iter().zip(ids).map(|(&s, id)| (s, id, None))),
+                Err(e) => {
+                    let err = WorkerError::Engine(e.to_string());
+                    for &slot in &gpu {
+                        self.fail(slot, err.clone());
+                    }
+                }
+            }
+        }
+        for slot in cpu {
+            match self.backend.logits(slot) {
+                Ok(mut logits) => {
+                    let Some(a) = self.slots[slot].as_mut() else { continue };
+                    // Logprobs describe the model's own distribution, before bias, penalties and temperature.
+                    let raw = a.req.logprobs.map(|_| logits.clone());
+                    let id = a.sampler.sample(&mut logits);
+                    let lp = raw.map(|raw| token_logprob(&raw, id, a.req.logprobs.unwrap_or(0)));
+                    picked.push((slot, id, lp));
+                }
+                Err(e) => self.fail(slot, WorkerError::Engine(e.to_string())),
+            }
+        }
+        let n = picked.len();
+        for (slot, id, lp) in picked {
+            self.emit(slot, id, lp);
+        }
+        n
+    }
+
+    fn emit(&mut self, slot: Slot, id: u32, logprob: Option<TokenLogprob>) {
+        let max_context = self.backend.max_context();
+        let Some(a) = self.slots[slot].as_mut() else { return };
+        if !a.req.ignore_eos && self.eos.contains(&id) {
+            self.finish(slot, FinishReason::Eos);
+            return;
+        }
+        a.generated += 1;
+        if a.generated == 1 {
+            self.metrics
+                .time_to_first_token
+                .with_label_values(&[&self.model])
+                .observe(a.received.elapsed().as_secs_f64());
+        }
+        self.metrics.generated_tokens.with_label_values(&[&self.model]).inc();
+        a.sampler.observe(id);
+        if a.req.events.send(SeqEvent::Token { id, logprob }).is_err() {
+            self.release(slot, Outcome::Cancelled);
+            return;
+        }
+        if a.generated >= a.req.max_tokens || a.len + 1 > max_context {
+            self.finish(slot, FinishReason::Length);
+        } else {
+            a.pending = Some(id);
+        }
+    }
+
+    fn finish(&mut self, slot: Slot, reason: FinishReason) {
+        if let Some(a) = &self.slots[slot] {
+            let _ = a.req.events.send(SeqEvent::Finished { reason });
+        }
+        let outcome = match reason {
+            FinishReason::Eos => Outcome::Eos,
+            FinishReason::Length => Outcome::Length,
+        };
+        self.release(slot, outcome);
+    }
+
+    fn fail(&mut self, slot: Slot, err: WorkerError) {
+        tracing::error!(model = %self.model, slot, "sequence failed: {err}");
+        if let Some(a) = &self.slots[slot] {
+            let _ = a.req.events.send(SeqEvent::Failed(err));
+        }
+        self.release(slot, Outcome::Error);
+    }
+
+    fn release(&mut self, slot: Slot, outcome: Outcome) {
+        if self.slots[slot].take().is_some() {
+            self.backend.release(slot);
+            self.metrics.finish(&self.model, outcome);
+        }
+    }
+}
+
+fn token_logprob(logits: &[f32], id: u32, top: usize) -> TokenLogprob {
+    let (logprob, top) = logprobs(logits, id, top);
+    TokenLogprob { logprob, top }
+}
+
+/// Prefills one token at a time so each prompt token's logprob can be read
+/// (the logits after token i score token i + 1). Slow, and only for echo +
+/// logprobs; an all-rows-logits prefill in the engine would make it one call.
+fn prefill_scoring(
+    backend: &mut dyn TextBackend,
+    slot: Slot,
+    a: &mut Active,
+    budget: &mut usize,
+) -> Result<(), WorkerError> {
+    let engine = |e: super::backend::BackendError| WorkerError::Engine(e.to_string());
+    if a.prefilled == 0 {
+        a.prompt_logprobs.push(None);
+    }
+    while *budget > 0 && !a.prefill_done() {
+        let token = a.req.prompt[a.prefilled];
+        backend.prefill(slot, &[token]).map_err(engine)?;
+        a.prefilled += 1;
+        a.len += 1;
+        *budget -= 1;
+        if let Some(&next) = a.req.prompt.get(a.prefilled) {
+            let logits = backend.logits(slot).map_err(engine)?;
+            a.prompt_logprobs.push(Some(token_logprob(&logits, next, a.req.logprobs.unwrap_or(0))));
+        }
+    }
+    Ok(())
+}

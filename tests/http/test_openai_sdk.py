@@ -1,0 +1,180 @@
+"""The server driven by the official OpenAI Python SDK: every parameter the
+SDK sends must parse, responses must parse into the SDK's types, and errors
+must surface as the SDK's exception classes with `param` set."""
+
+import openai
+import pytest
+
+PROMPT = "The old fisherman walks down to the quiet river and"
+MESSAGES = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hello there"}]
+
+
+def greedy(client, model, prompt=PROMPT, n_tokens=16, **kw):
+    r = client.completions.create(model=model, prompt=prompt, max_tokens=n_tokens, temperature=0, **kw)
+    return r
+
+
+def test_models(client, model):
+    ids = [m.id for m in client.models.list()]
+    assert ids == [model]
+    m = client.models.retrieve(model)
+    assert m.id == model and m.object == "model"
+    with pytest.raises(openai.NotFoundError):
+        client.models.retrieve("no-such-model")
+
+
+def test_completion_basics(client, model):
+    r = greedy(client, model, n_tokens=12, extra_body={"ignore_eos": True})
+    assert r.object == "text_completion" and r.id.startswith("cmpl-")
+    assert len(r.choices) == 1
+    c = r.choices[0]
+    assert c.index == 0 and c.finish_reason == "length" and isinstance(c.text, str) and c.text
+    assert r.usage.prompt_tokens == 14 and r.usage.completion_tokens == 12 and r.usage.total_tokens == 26
+
+
+def test_prompt_shapes_agree(client, model):
+    text = greedy(client, model, n_tokens=8).choices[0].text
+    # Token-id prompt: the fixture's 14 prompt ids (tests/fixtures/qwen3/meta.json).
+    ids = [348, 273, 281, 330, 287, 372, 343, 335, 298, 261, 342, 312, 302, 290]
+    assert greedy(client, model, prompt=ids, n_tokens=8).choices[0].text == text
+    r = greedy(client, model, prompt=[ids, ids], n_tokens=8)
+    assert [c.text for c in sorted(r.choices, key=lambda c: c.index)] == [text, text]
+    r = greedy(client, model, prompt=[PROMPT, PROMPT], n_tokens=8, n=2)
+    assert sorted(c.index for c in r.choices) == [0, 1, 2, 3]
+    assert {c.text for c in r.choices} == {text}
+
+
+def test_streaming_completion_matches(client, model):
+    full = greedy(client, model, n_tokens=16)
+    pieces, usage, finish = [], None, None
+    for chunk in client.completions.create(
+        model=model, prompt=PROMPT, max_tokens=16, temperature=0, stream=True, stream_options={"include_usage": True}
+    ):
+        if chunk.usage is not None:
+            usage = chunk.usage
+            assert chunk.choices == []
+            continue
+        for c in chunk.choices:
+            pieces.append(c.text)
+            finish = c.finish_reason or finish
+    assert "".join(pieces) == full.choices[0].text
+    assert finish == full.choices[0].finish_reason
+    assert usage == full.usage
+
+
+def test_chat(client, model):
+    r = client.chat.completions.create(model=model, messages=MESSAGES, max_tokens=10, temperature=0)
+    assert r.object == "chat.completion" and r.id.startswith("chatcmpl-")
+    msg = r.choices[0].message
+    assert msg.role == "assistant" and isinstance(msg.content, str)
+    stream = client.chat.completions.create(
+        model=model, messages=MESSAGES, max_tokens=10, temperature=0, stream=True, stream_options={"include_usage": True}
+    )
+    chunks = list(stream)
+    assert chunks[0].choices[0].delta.role == "assistant"
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert text == msg.content
+    assert chunks[-1].usage == r.usage
+    # max_completion_tokens is the newer name.
+    r2 = client.chat.completions.create(model=model, messages=MESSAGES, max_completion_tokens=3, temperature=0)
+    assert r2.usage.completion_tokens <= 3
+
+
+def test_chat_n_seed_and_logprobs(client, model):
+    kw = dict(model=model, messages=MESSAGES, max_tokens=8, temperature=1.0, seed=11, n=2)
+    a = client.chat.completions.create(**kw)
+    b = client.chat.completions.create(**kw)
+    assert [c.message.content for c in a.choices] == [c.message.content for c in b.choices]
+    r = client.chat.completions.create(model=model, messages=MESSAGES, max_tokens=4, temperature=0, logprobs=True, top_logprobs=3)
+    content = r.choices[0].logprobs.content
+    assert len(content) == r.usage.completion_tokens
+    for t in content:
+        assert t.logprob <= 0 and len(t.top_logprobs) == 3
+        assert t.top_logprobs[0].logprob >= t.top_logprobs[2].logprob
+
+
+def test_completion_logprobs_echo_and_stop(client, model):
+    r = greedy(client, model, n_tokens=6, logprobs=2, extra_body={"ignore_eos": True})
+    lp = r.choices[0].logprobs
+    assert len(lp.tokens) == len(lp.token_logprobs) == len(lp.top_logprobs) == len(lp.text_offset) == 6
+    assert all(x <= 0 for x in lp.token_logprobs)
+    assert all(1 <= len(t) <= 3 for t in lp.top_logprobs)
+    e = client.completions.create(model=model, prompt=PROMPT, max_tokens=0, echo=True, logprobs=0)
+    assert e.choices[0].text == PROMPT and e.choices[0].logprobs.token_logprobs[0] is None
+    text = greedy(client, model, n_tokens=30, extra_body={"ignore_eos": True}).choices[0].text
+    printable = [i for i in range(5, len(text) - 2) if text[i : i + 2].isprintable() and "\ufffd" not in text[i : i + 2]]
+    if printable:
+        i = printable[0]
+        stop = text[i : i + 2]
+        s = greedy(client, model, n_tokens=30, stop=[stop], extra_body={"ignore_eos": True})
+        assert s.choices[0].text == text[: text.index(stop)]
+        assert s.choices[0].finish_reason == "stop"
+
+
+def test_sampling_params_are_accepted(client, model):
+    kw = dict(
+        model=model,
+        prompt=PROMPT,
+        max_tokens=8,
+        temperature=0.8,
+        top_p=0.9,
+        presence_penalty=0.5,
+        frequency_penalty=0.5,
+        logit_bias={"65": 2.0},
+        seed=3,
+        user="pytest",
+        extra_body={"top_k": 20},
+    )
+    a = client.completions.create(**kw)
+    assert a.choices[0].text == client.completions.create(**kw).choices[0].text
+
+
+@pytest.mark.parametrize(
+    "kw,param",
+    [
+        ({"temperature": 5}, "temperature"),
+        ({"top_p": 2}, "top_p"),
+        ({"n": 0}, "n"),
+        ({"logprobs": 9}, "logprobs"),
+        ({"best_of": 4}, "best_of"),
+        ({"suffix": "tail"}, "suffix"),
+        ({"stop": ["a", "b", "c", "d", "e"]}, "stop"),
+        ({"logit_bias": {"x": 1}}, "logit_bias"),
+        ({"max_tokens": 100000}, "max_tokens"),
+        ({"presence_penalty": -9}, "presence_penalty"),
+    ],
+)
+def test_bad_completion_params(client, model, kw, param):
+    args = dict(model=model, prompt=PROMPT, max_tokens=2)
+    args.update(kw)
+    with pytest.raises(openai.BadRequestError) as e:
+        client.completions.create(**args)
+    assert e.value.status_code == 400
+    assert e.value.param == param
+    assert e.value.type == "invalid_request_error"
+
+
+def test_bad_chat_params(client, model):
+    with pytest.raises(openai.BadRequestError) as e:
+        client.chat.completions.create(model=model, messages=[], max_tokens=2)
+    assert e.value.param == "messages"
+    with pytest.raises(openai.BadRequestError) as e:
+        client.chat.completions.create(model=model, messages=MESSAGES, max_tokens=2, top_logprobs=2)
+    assert e.value.param == "top_logprobs"
+    with pytest.raises(openai.BadRequestError) as e:
+        client.chat.completions.create(
+            model=model, messages=MESSAGES, tools=[{"type": "function", "function": {"name": "f", "parameters": {}}}]
+        )
+    assert e.value.param == "tools"
+
+
+def test_unknown_model_and_wrong_key(client, server, model):
+    with pytest.raises(openai.NotFoundError) as e:
+        client.completions.create(model="nope", prompt="x", max_tokens=1)
+    assert e.value.param == "model" and e.value.code == "model_not_found"
+    if not server.api_key:
+        pytest.skip("server runs without an API key")
+    bad = openai.OpenAI(base_url=server.url("/v1"), api_key="wrong-key", max_retries=0)
+    with pytest.raises(openai.AuthenticationError) as e:
+        bad.completions.create(model=model, prompt="x", max_tokens=1)
+    assert e.value.status_code == 401 and e.value.code == "invalid_api_key"

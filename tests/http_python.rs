@@ -1,0 +1,37 @@
+//! Runs the Python suite (tests/http: the official `openai` SDK, and
+//! openapi-core checks of every response against openapi.yaml) against a
+//! server started here, with an API key. Needs python3 with the packages in
+//! tests/http/requirements.txt; fails (does not skip) without them.
+
+mod http_support;
+
+use std::process::Command;
+
+use http_support::*;
+
+#[test]
+fn python_openai_sdk_and_openapi_suite() {
+    let probe = Command::new("python3")
+        .args(["-c", "import openai, pytest, openapi_core, openapi_spec_validator, jsonschema, yaml"])
+        .output();
+    match probe {
+        Ok(out) if out.status.success() => {}
+        Ok(out) => panic!(
+            "python3 lacks the HTTP test packages: pip install -r tests/http/requirements.txt\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ),
+        Err(e) => panic!("python3 is needed for the OpenAI SDK tests: {e}"),
+    }
+    let mut cfg = config();
+    cfg.api_key = Some("python-suite-key".into());
+    let server = start(cfg);
+    let status = Command::new("python3")
+        .args(["-m", "pytest", "tests/http", "-q", "--tb=short", "-p", "no:cacheprovider"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("GERBIL_BASE_URL", &server.base)
+        .env("GERBIL_API_KEY", "python-suite-key")
+        .env("GERBIL_MODEL", MODEL)
+        .status()
+        .expect("run pytest");
+    assert!(status.success(), "the Python HTTP suite failed (output above)");
+}

@@ -1,0 +1,109 @@
+//! Fusion passes: a snapshot of each family's fused decode dispatch list, and
+//! fused-vs-unfused numerics (identical greedy tokens, logits within 1e-5) for
+//! each pass, plus the skip path under a lowered storage-buffer limit.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::gpu;
+use gerbil::engine::{LoadOptions, Session, SessionOptions, TextModel};
+use gerbil::passes::FusionConfig;
+use gerbil::weights::WeightFormat;
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+fn model(name: &str, fusion: FusionConfig) -> TextModel {
+    let opts = LoadOptions { format: WeightFormat::Int4 { group: 32 }, max_context: 96, prefill_chunk: 32, fusion };
+    TextModel::load(&gpu(), &fixture(name), opts).unwrap()
+}
+
+/// One line per dispatch: kernel, builder node ids it covers, storage bindings.
+fn describe(s: &Session) -> String {
+    let plan = s.decode_plan();
+    let mut out = String::new();
+    for d in plan.dispatch_specs() {
+        let storage = d.bindings.len();
+        out += &format!("{:?} nodes={:?} storage={storage}\n", d.kernel, plan.graph.node_ids[d.op_index]);
+    }
+    out
+}
+
+#[test]
+fn decode_dispatch_list_snapshots() {
+    for name in ["llama", "qwen2", "qwen3"] {
+        let m = model(name, FusionConfig::default());
+        let s = Session::new(&m, SessionOptions::default()).unwrap();
+        let got = describe(&s);
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/snapshots/decode_{name}.txt"));
+        if std::env::var_os("GERBIL_UPDATE_SNAPSHOTS").is_some() {
+            std::fs::write(&path, &got).unwrap();
+        }
+        let want = std::fs::read_to_string(&path).unwrap_or_default();
+        assert_eq!(got, want, "{name}: decode dispatch list changed (GERBIL_UPDATE_SNAPSHOTS=1 to accept)");
+        let layers = m.cfg.layers;
+        assert_eq!(s.decode_dispatches(), 5 * layers + 3, "{name}: 5 dispatches per layer + embed, lm_head, argmax");
+        let unfused = Session::new(&model(name, FusionConfig::none()), SessionOptions::default()).unwrap();
+        eprintln!("{name}: {} dispatches fused, {} unfused", s.decode_dispatches(), unfused.decode_dispatches());
+    }
+}
+
+/// Decodes 32 greedy steps after the fixture prompt; returns tokens and logits.
+fn run(m: &TextModel) -> (Vec<u32>, Vec<Vec<f32>>) {
+    let prompt: Vec<u32> = m.tokenizer.as_ref().unwrap().encode("The old fisherman walks down to", false).unwrap();
+    let mut s = Session::new(m, SessionOptions::default()).unwrap();
+    s.prefill(&prompt).unwrap();
+    let (mut toks, mut logits) = (vec![s.next_token().unwrap()], vec![]);
+    for _ in 0..32 {
+        s.decode_step().unwrap();
+        toks.push(s.next_token().unwrap());
+        logits.push(s.logits().unwrap());
+    }
+    (toks, logits)
+}
+
+fn compare(name: &str, what: &str, fusion: FusionConfig) {
+    let (t0, l0) = run(&model(name, FusionConfig::none()));
+    let (t1, l1) = run(&model(name, fusion));
+    assert_eq!(t0, t1, "{name} {what}: greedy tokens differ");
+    let d = l0.iter().flatten().zip(l1.iter().flatten()).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
+    eprintln!("{name} {what}: max |logit diff| fused vs unfused {d:.2e}");
+    assert!(d <= 1e-5, "{name} {what}: logits differ by {d}");
+}
+
+#[test]
+fn each_pass_matches_unfused() {
+    let none = FusionConfig::none();
+    let shared = FusionConfig { shared_input_matvec: true, ..none };
+    let cases = [
+        ("attention_decode", FusionConfig { attention_decode: true, ..none }),
+        ("shared_input_matvec", shared),
+        ("norm_matvec", FusionConfig { norm_matvec: true, ..shared }),
+        ("swiglu_epilogue", FusionConfig { swiglu_epilogue: true, ..shared }),
+        ("residual_epilogue", FusionConfig { residual_epilogue: true, ..shared }),
+        ("all", FusionConfig::default()),
+    ];
+    for name in ["qwen3", "qwen2", "llama3_rope"] {
+        for (what, cfg) in cases {
+            compare(name, what, cfg);
+        }
+    }
+}
+
+#[test]
+fn passes_skip_when_the_storage_limit_is_low() {
+    // 8 storage buffers (a browser's WebGPU default): the 15-binding fused
+    // matvec and 9-binding fused attention must be skipped, not emitted.
+    let cfg = FusionConfig { max_storage_buffers: Some(8), ..FusionConfig::default() };
+    let m = model("qwen3", cfg);
+    let s = Session::new(&m, SessionOptions::default()).unwrap();
+    let skipped: usize = s.pass_reports.iter().map(|r| r.skipped.len()).sum();
+    assert!(skipped > 0, "{:?}", s.pass_reports);
+    for d in s.decode_plan().dispatch_specs() {
+        assert!(d.bindings.len() <= 8, "{:?} has {} storage bindings", d.kernel, d.bindings.len());
+    }
+    drop(s);
+    compare("qwen3", "limit 8", cfg);
+}
