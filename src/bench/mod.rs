@@ -5,6 +5,7 @@
 pub mod bandwidth;
 pub mod decode;
 pub mod matvec;
+pub mod profile;
 
 use std::time::Instant;
 

@@ -2,4 +2,5 @@
 
 pub mod bench;
 pub mod complete;
+pub mod profile;
 pub mod serve;

@@ -117,6 +117,37 @@ impl Plan {
         }
     }
 
+    /// Like `encode`, with a GPU timestamp before the first dispatch and after
+    /// each one (needs TIMESTAMP_QUERY_INSIDE_PASSES; `qs` holds count + 1).
+    pub fn encode_timed(&self, pass: &mut wgpu::ComputePass<'_>, n_tokens: usize, qs: &wgpu::QuerySet) {
+        pass.write_timestamp(qs, 0);
+        for (i, d) in self.dispatches.iter().enumerate() {
+            pass.set_pipeline(&d.pipeline);
+            pass.set_bind_group(0, &d.bind_group, &[]);
+            let (x, y) = (d.spec.grid.x.resolve(n_tokens as u32), d.spec.grid.y.resolve(n_tokens as u32));
+            pass.dispatch_workgroups(x, y, 1);
+            pass.write_timestamp(qs, i as u32 + 1);
+        }
+    }
+
+    /// Bytes of bound (weight-like) tensors each dispatch reads: the traffic
+    /// that dominates a decode step.
+    pub fn dispatch_bytes(&self) -> Vec<u64> {
+        self.dispatches
+            .iter()
+            .map(|d| {
+                let reads = self.graph.ops[d.spec.op_index].reads();
+                reads
+                    .iter()
+                    .filter_map(|t| match &self.graph.desc(*t).storage {
+                        Storage::Bound(b) => Some(b.bytes()),
+                        Storage::Activation { width, .. } => Some(*width as u64 * 4),
+                    })
+                    .sum()
+            })
+            .collect()
+    }
+
     /// Encodes and submits one step as a single compute pass.
     pub fn run(&self, n_tokens: usize, pos0: usize) {
         self.set_step(n_tokens, pos0);

@@ -1,0 +1,95 @@
+//! One decode step timed per dispatch with GPU timestamp queries, plus the
+//! CPU cost of encoding and submitting a step.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use crate::engine::Session;
+use crate::gpu::KernelId;
+
+#[derive(Debug, serde::Serialize)]
+pub struct KernelRow {
+    pub kernel: KernelId,
+    pub count: usize,
+    pub total_us: f64,
+    pub bytes: u64,
+}
+
+#[derive(Debug, serde::Serialize)]
+pub struct Profile {
+    pub rows: Vec<KernelRow>,
+    pub gpu_step_us: f64,
+    pub encode_us: f64,
+    pub submit_us: f64,
+    pub wall_step_us: f64,
+}
+
+/// Profiles the session's decode plan (the session must hold a prefilled sequence).
+pub fn decode_step(s: &mut Session, steps: usize) -> Option<Profile> {
+    let plan = s.decode_plan();
+    let gpu = plan.gpu().clone();
+    if !gpu.caps.timestamp_query_inside_passes {
+        return None;
+    }
+    let n = plan.dispatch_count();
+    let qs = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
+        label: Some("profile"),
+        ty: wgpu::QueryType::Timestamp,
+        count: n as u32 + 1,
+    });
+    let resolve = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("profile.resolve"),
+        size: (n as u64 + 1) * 8,
+        usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let mut totals = vec![0f64; n];
+    let period = gpu.queue.get_timestamp_period() as f64;
+    let (mut encode, mut submit) = (0f64, 0f64);
+    let pos = s.pos;
+    for _ in 0..steps {
+        plan.set_step(1, pos);
+        let t0 = Instant::now();
+        let mut enc = gpu.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            plan.encode_timed(&mut pass, 1, &qs);
+        }
+        enc.resolve_query_set(&qs, 0..n as u32 + 1, &resolve, 0);
+        let cb = enc.finish();
+        let t1 = Instant::now();
+        gpu.queue.submit([cb]);
+        let t2 = Instant::now();
+        encode += (t1 - t0).as_secs_f64();
+        submit += (t2 - t1).as_secs_f64();
+        let raw = gpu.read_bytes(&resolve, (n as u64 + 1) * 8).ok()?;
+        let ticks: Vec<u64> = raw.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().unwrap())).collect();
+        for i in 0..n {
+            totals[i] += ticks[i + 1].saturating_sub(ticks[i]) as f64 * period / 1e3;
+        }
+    }
+    // Steady-state wall time per step without timestamps or readback.
+    let t0 = Instant::now();
+    for _ in 0..steps {
+        plan.run(1, pos);
+    }
+    let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
+    let wall = t0.elapsed().as_secs_f64() / steps as f64;
+    let bytes = plan.dispatch_bytes();
+    let mut by_kernel: BTreeMap<KernelId, KernelRow> = BTreeMap::new();
+    for (i, d) in plan.dispatch_specs().enumerate() {
+        let row = by_kernel.entry(d.kernel).or_insert(KernelRow { kernel: d.kernel, count: 0, total_us: 0.0, bytes: 0 });
+        row.count += 1;
+        row.total_us += totals[i] / steps as f64;
+        row.bytes += bytes[i];
+    }
+    let mut rows: Vec<KernelRow> = by_kernel.into_values().collect();
+    rows.sort_by(|a, b| b.total_us.total_cmp(&a.total_us));
+    Some(Profile {
+        gpu_step_us: rows.iter().map(|r| r.total_us).sum(),
+        rows,
+        encode_us: encode / steps as f64 * 1e6,
+        submit_us: submit / steps as f64 * 1e6,
+        wall_step_us: wall * 1e6,
+    })
+}
