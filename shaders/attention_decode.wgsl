@@ -37,6 +37,11 @@ var<workgroup> vs: array<f32, 256>;
 var<workgroup> tmp: array<f32, 256>;
 var<workgroup> probs: array<f32, 256>;
 var<workgroup> red: array<f32, 256>;
+// One tile of keys (then of values): TILE_F / head_dim positions, rows padded
+// to head_dim + 1 floats so the per-key dot products (thread = key) hit
+// distinct shared-memory banks.
+const TILE_F: u32 = 2048u;
+var<workgroup> kt: array<f32, 2304>;
 
 fn reduce_max(t: u32, x: f32) -> f32 {
     red[t] = x;
@@ -122,38 +127,45 @@ fn attention_decode(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocat
         v_cache[cache_base + pos * hd + t] = vs[t];
     }
     workgroupBarrier();
+    // Keys and values of positions < pos stream through shared memory in tiles
+    // of TILE_F floats: the tile is contiguous in the cache, so all 256 threads
+    // load it coalesced and independently, and the per-key dot products then
+    // read shared memory instead of chasing strided global loads.
     let len = min(pos + 1u, p.max_seq);
+    let tile = min(TILE_F / hd, WG);
+    let hs = hd + 1u;
     var m = NEG;
     var l = 0.0;
     var acc = 0.0;
-    for (var j0 = 0u; j0 < len; j0 += WG) {
-        let j = j0 + t;
+    for (var j0 = 0u; j0 < len; j0 += tile) {
+        let cnt = min(tile, len - j0);
+        for (var i = t; i < cnt * hd; i += WG) {
+            let j = j0 + i / hd;
+            let si = (i / hd) * hs + i % hd;
+            if (j == pos) { kt[si] = ks[i % hd]; } else { kt[si] = k_cache[cache_base + j0 * hd + i]; }
+        }
+        workgroupBarrier();
         var s = NEG;
-        if (j < len) {
+        if (t < cnt) {
             var d = 0.0;
-            if (j == pos) {
-                for (var i = 0u; i < hd; i++) { d += qs[i] * ks[i]; }
-            } else {
-                let kb = cache_base + j * hd;
-                for (var i = 0u; i < hd; i++) { d += qs[i] * k_cache[kb + i]; }
-            }
+            for (var i = 0u; i < hd; i++) { d += qs[i] * kt[t * hs + i]; }
             s = d * p.scale;
         }
         let m_new = max(m, reduce_max(t, s));
         var pr = 0.0;
-        if (j < len) { pr = exp(s - m_new); }
+        if (t < cnt) { pr = exp(s - m_new); }
         probs[t] = pr;
         let alpha = exp(m - m_new);
         l = l * alpha + reduce_sum(t, pr);
+        for (var i = t; i < cnt * hd; i += WG) {
+            let j = j0 + i / hd;
+            let si = (i / hd) * hs + i % hd;
+            if (j == pos) { kt[si] = vs[i % hd]; } else { kt[si] = v_cache[cache_base + j0 * hd + i]; }
+        }
+        workgroupBarrier();
         if (t < hd) {
             var a = acc * alpha;
-            let cnt = min(WG, len - j0);
-            for (var jj = 0u; jj < cnt; jj++) {
-                let jp = j0 + jj;
-                var vv: f32;
-                if (jp == pos) { vv = vs[t]; } else { vv = v_cache[cache_base + jp * hd + t]; }
-                a += probs[jj] * vv;
-            }
+            for (var jj = 0u; jj < cnt; jj++) { a += probs[jj] * kt[jj * hs + t]; }
             acc = a;
         }
         m = m_new;

@@ -17,7 +17,11 @@ use crate::weights::WeightFormat;
 pub fn hub_options_from_env(progress: bool) -> HubOptions {
     let offline = std::env::var("HF_HUB_OFFLINE").is_ok_and(|v| matches!(v.as_str(), "1" | "true" | "TRUE" | "yes"));
     let token = std::env::var("HF_TOKEN").ok().filter(|t| !t.is_empty());
-    HubOptions { offline, token, progress }
+    let cache_root = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    HubOptions { offline, token, progress, pypi_cache: cache_root.join("gerbil/pypi") }
 }
 
 const DEFAULT_TOML: &str = include_str!("../config/default.toml");
@@ -43,7 +47,7 @@ pub struct ServeArgs {
     /// comma-separate in GERBIL_MODELS) for several; replaces the config's list.
     #[arg(long = "model", env = "GERBIL_MODELS", value_delimiter = ',')]
     pub models: Vec<String>,
-    /// Keep the weights of --model models in f32 instead of INT4 groups.
+    /// Keep every model's weights in f32 instead of INT4 groups.
     #[arg(long)]
     pub f32: bool,
     /// Require `Authorization: Bearer <key>` on /v1/*.
@@ -52,16 +56,22 @@ pub struct ServeArgs {
     /// Allowed CORS origin (repeat; "*" for any). CORS is off without one.
     #[arg(long = "cors-origin", env = "GERBIL_CORS_ORIGINS", value_delimiter = ',')]
     pub cors_origins: Vec<String>,
+    /// Sequences that may wait for a slot (all models); past it requests get 429.
     #[arg(long, env = "GERBIL_MAX_QUEUE")]
     pub max_queue: Option<usize>,
+    /// Sequences decoded together per model.
     #[arg(long, env = "GERBIL_MAX_SLOTS")]
     pub max_slots: Option<usize>,
+    /// Largest max_tokens a request may ask for.
     #[arg(long, env = "GERBIL_MAX_TOKENS")]
     pub max_tokens: Option<usize>,
+    /// Context per sequence in tokens (the model's own limit applies too).
     #[arg(long, env = "GERBIL_MAX_CONTEXT")]
     pub max_context: Option<usize>,
+    /// Seconds a request (its whole stream included) may take.
     #[arg(long, env = "GERBIL_REQUEST_TIMEOUT_S")]
     pub request_timeout_s: Option<u64>,
+    /// Largest request body in bytes.
     #[arg(long, env = "GERBIL_BODY_LIMIT_BYTES")]
     pub body_limit_bytes: Option<usize>,
 }

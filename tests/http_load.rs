@@ -64,7 +64,7 @@ fn full_queue_answers_429_and_disconnects_free_slots() {
     // A holds the only slot, B waits in the one queue place, C is refused.
     let mut a = raw_post(s.addr, "/v1/completions", &long_stream());
     read_until(&mut a, "data: ");
-    assert_eq!(s.metric("gerbil_active_slots", &[("model", MODEL)]), 1.0);
+    s.wait_for("A to hold the slot", 10, |s| s.metric("gerbil_active_slots", &[("model", MODEL)]) == 1.0);
     let mut b = raw_post(s.addr, "/v1/completions", &long_stream());
     s.wait_for("B to queue", 30, |s| s.metric("gerbil_queue_depth", &[]) == 1.0);
     let (status, v) = s.post("/v1/completions", &json!({"model": MODEL, "prompt": "hi", "max_tokens": 2}));
@@ -78,7 +78,7 @@ fn full_queue_answers_429_and_disconnects_free_slots() {
     s.wait_for("A's slot to be freed", 10, |s| cancelled(s) == before + 1.0);
     read_until(&mut b, "data: ");
     assert!(t0.elapsed() < Duration::from_secs(3), "freeing took {:?}", t0.elapsed());
-    assert_eq!(s.metric("gerbil_queue_depth", &[]), 0.0);
+    s.wait_for("the queue to empty", 10, |s| s.metric("gerbil_queue_depth", &[]) == 0.0);
     // A waiting client that disconnects leaves the queue without a slot.
     let c = raw_post(s.addr, "/v1/completions", &long_stream());
     s.wait_for("C to queue", 30, |s| s.metric("gerbil_queue_depth", &[]) == 1.0);
@@ -94,7 +94,7 @@ fn full_queue_answers_429_and_disconnects_free_slots() {
     s.wait_for("D to start", 30, |s| s.metric("gerbil_active_slots", &[("model", MODEL)]) == 1.0);
     drop(d);
     s.wait_for("D to be cancelled", 10, |s| cancelled(s) == before + 1.0);
-    assert_eq!(s.metric("gerbil_active_slots", &[("model", MODEL)]), 0.0);
+    s.wait_for("D's slot to be free", 10, |s| s.metric("gerbil_active_slots", &[("model", MODEL)]) == 0.0);
     assert!(s.metric("gerbil_time_to_first_token_seconds_count", &[("model", MODEL)]) >= 2.0);
 }
 

@@ -78,7 +78,8 @@ pub fn decode_step(s: &mut Session, steps: usize) -> Option<Profile> {
     let bytes = plan.dispatch_bytes();
     let mut by_kernel: BTreeMap<KernelId, KernelRow> = BTreeMap::new();
     for (i, d) in plan.dispatch_specs().enumerate() {
-        let row = by_kernel.entry(d.kernel).or_insert(KernelRow { kernel: d.kernel, count: 0, total_us: 0.0, bytes: 0 });
+        let row =
+            by_kernel.entry(d.kernel).or_insert(KernelRow { kernel: d.kernel, count: 0, total_us: 0.0, bytes: 0 });
         row.count += 1;
         row.total_us += totals[i] / steps as f64;
         row.bytes += bytes[i];

@@ -52,8 +52,10 @@ fn in_range(param: &str, v: Option<f32>, lo: f32, hi: f32, default: f32) -> Resu
 
 pub fn check_common(c: &CommonFields<'_>, entry: &ModelEntry, limits: &Limits) -> Result<Checked, ApiError> {
     let n = c.n.unwrap_or(1) as usize;
-    if n == 0 || n > limits.max_n {
-        return Err(ApiError::invalid("n", format!("n must be between 1 and {}, got {n}", limits.max_n)));
+    // Past max_queue the sequences could never all be queued: a 400, not a 429 to retry.
+    let max_n = limits.max_n.min(limits.max_queue);
+    if n == 0 || n > max_n {
+        return Err(ApiError::invalid("n", format!("n must be between 1 and {max_n}, got {n}")));
     }
     let temperature = in_range("temperature", c.temperature, 0.0, 2.0, 1.0)?;
     let top_p = in_range("top_p", c.top_p, 0.0, 1.0, 1.0)?;

