@@ -177,8 +177,9 @@ impl Session {
     }
 
     /// Greedy generation after `prompt`: calls `on_token` for each new token
-    /// until it returns false or `max_new` tokens were produced. Step t+1 is in
-    /// flight on the GPU while token t is read back and handled.
+    /// until it returns false or `max_new` tokens were produced. Each step is
+    /// one submission that also copies its sampled id to a readback slot, and
+    /// step t+1 is in flight on the GPU while token t is read back and handled.
     pub fn generate(
         &mut self,
         prompt: &[u32],
@@ -192,16 +193,20 @@ impl Session {
         self.ensure_room(prompt.len() + max_new - 1)?;
         let gpu = self.prefill_gpu();
         self.prefill(prompt)?;
-        let mut pending = vec![self.copy_token(0)];
+        let mut pending = vec![self.copy_token_after_last_step(0)];
         for i in 0..max_new {
             if i + 1 < max_new {
-                self.decode_step()?;
-                pending.push(self.copy_token((i + 1) % self.staging.len()));
+                self.ensure_room(1)?;
+                let slot = (i + 1) % self.staging.len();
+                let (src, dst) = (tensor_buf(&self.io.next_token), &self.staging[slot]);
+                pending.push(self.decode.run_then(1, self.pos, |enc| enc.copy_buffer_to_buffer(src, 0, dst, 0, 4)));
+                self.pos += 1;
+                self.last_rows = 1;
+                self.last_was_prefill = false;
             }
             let slot = i % self.staging.len();
-            let idx = pending[i].clone();
             gpu.device
-                .poll(wgpu::PollType::Wait { submission_index: Some(idx), timeout: None })
+                .poll(wgpu::PollType::Wait { submission_index: Some(pending[i].clone()), timeout: None })
                 .map_err(|e| crate::gpu::GpuError::Readback(e.to_string()))?;
             let tok = u32::from_le_bytes(gpu.map_read(&self.staging[slot], 4)?[..4].try_into().unwrap());
             out.push(tok);
@@ -212,7 +217,9 @@ impl Session {
         Ok(out)
     }
 
-    fn copy_token(&self, slot: usize) -> wgpu::SubmissionIndex {
+    /// A copy of the sampled id into readback slot `slot` (after a prefill,
+    /// whose chunks may be several submissions).
+    fn copy_token_after_last_step(&self, slot: usize) -> wgpu::SubmissionIndex {
         let gpu = self.prefill.gpu();
         let mut enc = gpu.device.create_command_encoder(&Default::default());
         enc.copy_buffer_to_buffer(tensor_buf(&self.io.next_token), 0, &self.staging[slot], 0, 4);

@@ -149,7 +149,18 @@ impl Plan {
     }
 
     /// Encodes and submits one step as a single compute pass.
-    pub fn run(&self, n_tokens: usize, pos0: usize) {
+    pub fn run(&self, n_tokens: usize, pos0: usize) -> wgpu::SubmissionIndex {
+        self.run_then(n_tokens, pos0, |_| {})
+    }
+
+    /// Like `run`, with `after` appending commands (e.g. a token readback copy)
+    /// to the same command buffer: still one submission per step.
+    pub fn run_then(
+        &self,
+        n_tokens: usize,
+        pos0: usize,
+        after: impl FnOnce(&mut wgpu::CommandEncoder),
+    ) -> wgpu::SubmissionIndex {
         self.set_step(n_tokens, pos0);
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
         {
@@ -157,7 +168,8 @@ impl Plan {
                 enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("step"), timestamp_writes: None });
             self.encode(&mut pass, n_tokens);
         }
-        self.gpu.queue.submit([enc.finish()]);
+        after(&mut enc);
+        self.gpu.queue.submit([enc.finish()])
     }
 
     pub fn gpu(&self) -> &Arc<Gpu> {
