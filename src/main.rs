@@ -15,6 +15,8 @@ enum Command {
     Complete(gerbil::cli::complete::CompleteArgs),
     /// Measure kernels and whole-model decode with random weights of real configs.
     Bench(gerbil::cli::bench::BenchArgs),
+    /// Write the post-fusion decode dispatch list as JSON.
+    DumpGraph(gerbil::cli::dump_graph::DumpGraphArgs),
     /// Time one decode step per dispatch with GPU timestamps.
     Profile(gerbil::cli::profile::ProfileArgs),
     /// Serve the OpenAI-compatible HTTP API.
@@ -31,6 +33,7 @@ fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
         Command::Complete(args) => gerbil::cli::complete::run(args),
         Command::Bench(args) => gerbil::cli::bench::run(args),
+        Command::DumpGraph(args) => gerbil::cli::dump_graph::run(args),
         Command::Profile(args) => gerbil::cli::profile::run(args),
         Command::Serve(args) => gerbil::cli::serve::run(args),
     }

@@ -107,3 +107,23 @@ fn passes_skip_when_the_storage_limit_is_low() {
     drop(s);
     compare("qwen3", "limit 8", cfg);
 }
+
+/// The dump-graph JSON lists every dispatch, and fusion accounts for every
+/// node the builder made exactly once.
+#[test]
+fn dump_graph_covers_every_builder_node_once() {
+    let m = model("qwen3", FusionConfig::default());
+    let s = Session::new(&m, SessionOptions::default()).unwrap();
+    let unfused = Session::new(&model("qwen3", FusionConfig::none()), SessionOptions::default()).unwrap();
+    let doc = gerbil::cli::dump_graph::describe(s.decode_plan());
+    let entries = doc.as_array().unwrap();
+    assert_eq!(entries.len(), s.decode_dispatches());
+    let mut nodes: Vec<u64> =
+        entries.iter().flat_map(|e| e["fused_nodes"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap())).collect();
+    nodes.sort();
+    let want: Vec<u64> = (0..unfused.decode_dispatches() as u64).collect();
+    assert_eq!(nodes, want);
+    for e in entries {
+        assert_eq!(e["bindings"].as_array().unwrap().len() as u64, e["storage_bindings"].as_u64().unwrap());
+    }
+}

@@ -2,5 +2,6 @@
 
 pub mod bench;
 pub mod complete;
+pub mod dump_graph;
 pub mod profile;
 pub mod serve;
