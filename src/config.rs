@@ -24,6 +24,15 @@ pub fn hub_options_from_env(progress: bool) -> HubOptions {
     HubOptions { offline, token, progress, pypi_cache: cache_root.join("gerbil/pypi") }
 }
 
+/// Where `tools/fetch_test_assets.sh` caches test assets fetched from PyPI
+/// (GERBIL_TEST_ASSETS, default ~/.cache/gerbil-test-assets). Tests only.
+pub fn test_assets_dir() -> PathBuf {
+    std::env::var_os("GERBIL_TEST_ASSETS")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/gerbil-test-assets")))
+        .unwrap_or_else(|| std::env::temp_dir().join("gerbil-test-assets"))
+}
+
 const DEFAULT_TOML: &str = include_str!("../config/default.toml");
 
 #[derive(Debug, thiserror::Error)]

@@ -14,10 +14,7 @@ use gerbil::reference::llama::RefLlama;
 use gerbil::weights::WeightFormat;
 
 fn gguf_path() -> PathBuf {
-    let dir = std::env::var_os("GERBIL_TEST_ASSETS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache/gerbil-test-assets"));
-    let p = dir.join("smollm2/SmolLM2-135M-Instruct.Q4_1.gguf");
+    let p = gerbil::config::test_assets_dir().join("smollm2/SmolLM2-135M-Instruct.Q4_1.gguf");
     assert!(p.exists(), "{} is missing: run tools/fetch_test_assets.sh", p.display());
     p
 }

@@ -19,11 +19,7 @@ pub fn expected_values() -> Vec<f32> {
 /// Directory of downloaded test assets; panics (failing the test) with
 /// instructions when `sub` is missing.
 pub fn asset(sub: &str) -> PathBuf {
-    let root = std::env::var_os("GERBIL_TEST_ASSETS")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/gerbil-test-assets")))
-        .expect("neither GERBIL_TEST_ASSETS nor HOME is set");
-    let p = root.join(sub);
+    let p = crate::config::test_assets_dir().join(sub);
     assert!(
         p.exists(),
         "missing test asset {}: run tools/gguf/fetch_test_assets.sh \
