@@ -54,7 +54,7 @@ fn gpu_logits_match_cpu_reference_on_the_same_weights() {
     s.prefill(&ids).unwrap();
     let gpu_logits = s.logits().unwrap();
     let src = GgufSource::open(&gguf_path()).unwrap();
-    let reference = RefLlama::load(&src, &m.cfg, FORMAT).unwrap().last_logits(&ids);
+    let reference = RefLlama::load(&src, &src.config().unwrap(), FORMAT).unwrap().last_logits(&ids);
     let scale = reference.iter().fold(0f32, |a, b| a.max(b.abs()));
     let diff = gpu_logits.iter().zip(&reference).fold(0f32, |a, (x, y)| a.max((x - y).abs()));
     eprintln!("max |diff| {diff:.3e}, max |logit| {scale:.2}, relative {:.2e}", diff / scale);

@@ -43,7 +43,7 @@ fn decode_dispatch_list_snapshots() {
         }
         let want = std::fs::read_to_string(&path).unwrap_or_default();
         assert_eq!(got, want, "{name}: decode dispatch list changed (GERBIL_UPDATE_SNAPSHOTS=1 to accept)");
-        let layers = m.cfg.layers;
+        let layers = m.arch.layers();
         assert_eq!(s.decode_dispatches(), 5 * layers + 3, "{name}: 5 dispatches per layer + embed, lm_head, argmax");
         let unfused = Session::new(&model(name, FusionConfig::none()), SessionOptions::default()).unwrap();
         eprintln!("{name}: {} dispatches fused, {} unfused", s.decode_dispatches(), unfused.decode_dispatches());

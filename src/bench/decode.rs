@@ -4,7 +4,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::engine::{read_config, LoadOptions, Session, SessionOptions, TextModel};
+use crate::engine::{LoadOptions, Session, SessionOptions, TextModel};
 use crate::gpu::Gpu;
 use crate::models::ModelError;
 use crate::weights::random::RandomSource;
@@ -31,7 +31,6 @@ pub fn run(
     tokens: usize,
     prefill: usize,
 ) -> Result<DecodeResult, ModelError> {
-    let cfg = read_config(config)?;
     let src = RandomSource { seed: 7, scale: 0.05 };
     let opts = LoadOptions {
         format,
@@ -39,7 +38,7 @@ pub fn run(
         prefill_chunk: prefill.max(16),
         ..Default::default()
     };
-    let model = TextModel::from_source(gpu, cfg, &src, None, config.parent().unwrap_or(Path::new(".")), opts)?;
+    let model = TextModel::from_source(gpu, config, &src, None, opts)?;
     let mut s = Session::new(&model, SessionOptions::default())?;
     // Decode: a short prompt, then `tokens` greedy steps (random weights never stop).
     let prompt: Vec<u32> = (0..8).map(|i| 100 + i).collect();
@@ -76,6 +75,6 @@ pub fn run(
         dispatches_per_token: s.decode_dispatches(),
         prefill_tokens: prefill,
         prefill_tokens_per_s: prefill as f64 / best,
-        weight_bytes: model.weights.bytes(),
+        weight_bytes: model.arch.weight_bytes(),
     })
 }

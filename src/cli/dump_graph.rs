@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use crate::engine::{read_config, LoadOptions, Session, SessionOptions, TextModel};
+use crate::engine::{LoadOptions, Session, SessionOptions, TextModel};
 use crate::gpu::{Gpu, GpuOptions};
 use crate::graph::dispatch::Bind;
 use crate::graph::ir::{DeviceTensor, Storage};
@@ -71,14 +71,7 @@ pub fn run(args: DumpGraphArgs) -> anyhow::Result<()> {
         let opts =
             LoadOptions { format: WeightFormat::Int4 { group: 32 }, max_context: 256, fusion, ..Default::default() };
         Ok(if args.model.extension().is_some_and(|e| e == "json") {
-            TextModel::from_source(
-                &gpu,
-                read_config(&args.model)?,
-                &RandomSource { seed: 7, scale: 0.05 },
-                None,
-                &args.model,
-                opts,
-            )?
+            TextModel::from_source(&gpu, &args.model, &RandomSource { seed: 7, scale: 0.05 }, None, opts)?
         } else {
             TextModel::load_path(&gpu, &args.model, opts)?
         })

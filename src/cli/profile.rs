@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 
 use crate::bench::profile;
-use crate::engine::{read_config, LoadOptions, Session, SessionOptions, TextModel};
+use crate::engine::{LoadOptions, Session, SessionOptions, TextModel};
 use crate::gpu::{Gpu, GpuOptions};
 use crate::weights::random::RandomSource;
 use crate::weights::WeightFormat;
@@ -30,8 +30,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
     let format = if args.f32 { WeightFormat::F32 } else { WeightFormat::Int4 { group: 32 } };
     let opts = LoadOptions { format, max_context: args.context + args.steps * 2 + 64, ..Default::default() };
     let model = if args.model.extension().is_some_and(|e| e == "json") {
-        let cfg = read_config(&args.model)?;
-        TextModel::from_source(&gpu, cfg, &RandomSource { seed: 7, scale: 0.05 }, None, &args.model, opts)?
+        TextModel::from_source(&gpu, &args.model, &RandomSource { seed: 7, scale: 0.05 }, None, opts)?
     } else {
         TextModel::load_path(&gpu, &args.model, opts)?
     };

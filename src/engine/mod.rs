@@ -6,10 +6,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::gpu::Gpu;
-use crate::models::llama::config::{RawConfig, ARCHITECTURES};
 use crate::models::llama::gguf::GgufSource;
-use crate::models::llama::{LlamaConfig, LlamaWeights};
-use crate::models::{read_json, ModelError};
+use crate::models::llama::LlamaArch;
+use crate::models::{load_text_arch, ModelError, TextArch};
 use crate::passes::FusionConfig;
 use crate::text::TextTokenizer;
 use crate::weights::{Checkpoint, TensorSource, WeightFormat};
@@ -40,8 +39,8 @@ impl Default for LoadOptions {
 
 pub struct TextModel {
     pub gpu: Arc<Gpu>,
-    pub cfg: LlamaConfig,
-    pub weights: LlamaWeights,
+    /// The family's weights and graph builder.
+    pub arch: Box<dyn TextArch>,
     pub tokenizer: Option<TextTokenizer>,
     pub dir: PathBuf,
     pub opts: LoadOptions,
@@ -50,11 +49,11 @@ pub struct TextModel {
 impl TextModel {
     /// Loads a transformers-layout folder (config.json, *.safetensors, tokenizer.json).
     pub fn load(gpu: &Arc<Gpu>, dir: &Path, opts: LoadOptions) -> Result<Self, ModelError> {
-        let cfg = read_config(&dir.join("config.json"))?;
         let ck = Checkpoint::open(dir)?;
+        let arch = load_text_arch(gpu, &dir.join("config.json"), &ck, opts.format)?;
         let tokenizer =
-            if dir.join("tokenizer.json").exists() { Some(TextTokenizer::from_dir(dir, &cfg.eos)?) } else { None };
-        Self::from_source(gpu, cfg, &ck, tokenizer, dir, opts)
+            if dir.join("tokenizer.json").exists() { Some(TextTokenizer::from_dir(dir, arch.eos())?) } else { None };
+        Ok(Self::from_arch(gpu, arch, tokenizer, dir, opts))
     }
 
     /// Loads a GGUF file (llama / qwen2 / qwen3), tokenizer from its metadata.
@@ -68,7 +67,8 @@ impl TextModel {
         cfg.eos = info.eos.clone();
         cfg.bos = info.bos;
         let tok = TextTokenizer::from_tokenizer(info.tokenizer, info.eos, info.bos, info.chat_template);
-        Self::from_source(gpu, cfg, &src, Some(tok), path, opts)
+        let arch = Box::new(LlamaArch::new(gpu, cfg, &src, opts.format)?);
+        Ok(Self::from_arch(gpu, arch, Some(tok), path, opts))
     }
 
     /// A GGUF file or a transformers folder, by what `path` is.
@@ -80,35 +80,30 @@ impl TextModel {
         }
     }
 
-    /// A model from any tensor source (checkpoint, GGUF, random weights).
+    /// The family a config.json names, with weights from any tensor source (checkpoint, random weights).
     pub fn from_source(
         gpu: &Arc<Gpu>,
-        cfg: LlamaConfig,
+        config_path: &Path,
         src: &dyn TensorSource,
+        tokenizer: Option<TextTokenizer>,
+        opts: LoadOptions,
+    ) -> Result<Self, ModelError> {
+        let arch = load_text_arch(gpu, config_path, src, opts.format)?;
+        Ok(Self::from_arch(gpu, arch, tokenizer, config_path.parent().unwrap_or(Path::new(".")), opts))
+    }
+
+    pub fn from_arch(
+        gpu: &Arc<Gpu>,
+        arch: Box<dyn TextArch>,
         tokenizer: Option<TextTokenizer>,
         dir: &Path,
         opts: LoadOptions,
-    ) -> Result<Self, ModelError> {
-        let weights = LlamaWeights::load(gpu, src, &cfg, opts.format)?;
-        Ok(TextModel { gpu: gpu.clone(), cfg, weights, tokenizer, dir: dir.to_path_buf(), opts })
+    ) -> Self {
+        TextModel { gpu: gpu.clone(), arch, tokenizer, dir: dir.to_path_buf(), opts }
     }
 
     /// The context length sessions get: the model's and the configured limit.
     pub fn max_context(&self) -> usize {
-        self.cfg.max_pos.min(self.opts.max_context)
+        self.arch.max_positions().min(self.opts.max_context)
     }
-}
-
-/// Parses a Llama-family config.json.
-pub fn read_config(config_path: &Path) -> Result<LlamaConfig, ModelError> {
-    let raw: RawConfig = read_json(config_path)?;
-    let arch = raw.architectures.first().cloned().unwrap_or_default();
-    let family = ARCHITECTURES.iter().find(|(a, _)| *a == arch).map(|(_, f)| *f).ok_or_else(|| {
-        ModelError::UnknownArchitecture {
-            arch: arch.clone(),
-            path: config_path.to_path_buf(),
-            supported: ARCHITECTURES.iter().map(|(a, _)| *a).collect::<Vec<_>>().join(", "),
-        }
-    })?;
-    LlamaConfig::from_raw(&raw, family).map_err(|msg| ModelError::Config { path: config_path.to_path_buf(), msg })
 }

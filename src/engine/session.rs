@@ -7,8 +7,7 @@ use std::sync::Arc;
 
 use super::TextModel;
 use crate::graph::{DeviceTensor, Plan, PlanOptions, TensorId};
-use crate::models::llama::{build_graph, GraphIo, Mode};
-use crate::models::rope::{cos_sin_table, inv_freq};
+use crate::models::decoder::{GraphIo, Mode};
 use crate::models::ModelError;
 use crate::passes::{self, PassLimits};
 
@@ -47,25 +46,12 @@ fn tensor_buf(t: &DeviceTensor) -> &wgpu::Buffer {
 impl Session {
     pub fn new(model: &TextModel, opts: SessionOptions) -> Result<Session, ModelError> {
         let gpu = &model.gpu;
-        let c = &model.cfg;
+        let arch = &model.arch;
         let max_seq = model.max_context();
         let chunk = model.opts.prefill_chunk.min(max_seq).max(1);
-        let kv_len = c.kv_heads * max_seq * c.head_dim;
-        let table = cos_sin_table(&inv_freq(c.rope_theta, c.rotary_dim, &c.rope_scaling), max_seq);
-        let io = GraphIo {
-            tokens_in: DeviceTensor::u32(gpu, "tokens_in", &vec![0; chunk])?,
-            next_token: DeviceTensor::u32(gpu, "next_token", &[0])?,
-            cos_sin: DeviceTensor::f32(gpu, "rope.cos_sin", &table, 2)?,
-            k_cache: (0..c.layers)
-                .map(|i| DeviceTensor::zeros(gpu, &format!("k_cache.{i}"), kv_len, c.head_dim))
-                .collect::<Result<_, _>>()?,
-            v_cache: (0..c.layers)
-                .map(|i| DeviceTensor::zeros(gpu, &format!("v_cache.{i}"), kv_len, c.head_dim))
-                .collect::<Result<_, _>>()?,
-            max_seq,
-        };
-        let pre = build_graph(c, &model.weights, &io, Mode::Prefill { all_logits: opts.all_logits });
-        let mut dec = build_graph(c, &model.weights, &io, Mode::Decode);
+        let io = arch.new_io(gpu, chunk, max_seq)?;
+        let pre = arch.build_graph(&io, Mode::Prefill { all_logits: opts.all_logits });
+        let mut dec = arch.build_graph(&io, Mode::Decode);
         let limits = PassLimits { max_storage_buffers_per_stage: gpu.caps.max_storage_buffers_per_stage };
         let pass_reports = passes::run(&mut dec.graph, &model.opts.fusion, limits);
         for r in &pass_reports {
@@ -90,7 +76,7 @@ impl Session {
             io,
             prefill_logits,
             decode_logits,
-            vocab: c.vocab,
+            vocab: arch.vocab(),
             chunk,
             all_logits: opts.all_logits,
             pos: 0,
@@ -103,9 +89,19 @@ impl Session {
 
     /// Forgets the sequence so the session (and its KV cache) can serve a new
     /// one: attention only reads positions below `pos`, so stale keys are harmless.
+    /// Recurrent state (conv windows, delta-rule matrices) is zeroed.
     pub fn reset(&mut self) {
         self.pos = 0;
         self.last_rows = 0;
+        let mut recurrent = self.io.recurrent_buffers().peekable();
+        if recurrent.peek().is_some() {
+            let gpu = self.prefill.gpu();
+            let mut enc = gpu.device.create_command_encoder(&Default::default());
+            for t in recurrent {
+                enc.clear_buffer(tensor_buf(t), 0, None);
+            }
+            gpu.queue.submit([enc.finish()]);
+        }
     }
 
     pub fn max_seq(&self) -> usize {

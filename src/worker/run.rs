@@ -64,7 +64,7 @@ fn load_all(cfg: &ServeConfig, queue: &Arc<QueueCounter>, metrics: &Arc<Metrics>
                 let entry = ModelEntry {
                     id: id.clone(),
                     index: schedulers.len(),
-                    vocab: model.cfg.vocab,
+                    vocab: model.arch.vocab(),
                     max_context: model.max_context(),
                     slots,
                     tokenizer: tokenizer.clone(),

@@ -6,31 +6,8 @@ use std::sync::Arc;
 
 use super::{LlamaConfig, LlamaWeights};
 use crate::graph::ir::{AttnShape, RopeAttrs};
-use crate::graph::{DeviceTensor, Graph, Op, Rows, TensorId};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    /// Many tokens; logits for every row when `all_logits`, else only the last.
-    Prefill { all_logits: bool },
-    /// One token, read from the previous step's sampled id on the GPU.
-    Decode,
-}
-
-/// Buffers shared between the prefill and decode graphs of one sequence.
-pub struct GraphIo {
-    pub tokens_in: Arc<DeviceTensor>,
-    pub next_token: Arc<DeviceTensor>,
-    pub cos_sin: Arc<DeviceTensor>,
-    pub k_cache: Vec<Arc<DeviceTensor>>,
-    pub v_cache: Vec<Arc<DeviceTensor>>,
-    pub max_seq: usize,
-}
-
-pub struct Built {
-    pub graph: Graph,
-    pub logits: TensorId,
-    pub next_token: TensorId,
-}
+use crate::graph::{DeviceTensor, Graph, Op, Rows};
+use crate::models::decoder::{Built, GraphIo, LayerState, Mode};
 
 pub fn build_graph(c: &LlamaConfig, w: &LlamaWeights, io: &GraphIo, mode: Mode) -> Built {
     let mut g = Graph::default();
@@ -42,7 +19,7 @@ pub fn build_graph(c: &LlamaConfig, w: &LlamaWeights, io: &GraphIo, mode: Mode) 
         Mode::Prefill { .. } => g.bound("tokens_in", io.tokens_in.clone()),
     };
     let next_token = g.bound("next_token", io.next_token.clone());
-    let cos_sin = g.bound("rope.cos_sin", io.cos_sin.clone());
+    let cos_sin = g.bound("rope.cos_sin", io.cos_sin.clone().expect("the llama family allocates a rope table"));
     let table = g.bound("embed_tokens", w.embed.clone());
     let mut x = act(&mut g, "embed", h);
     g.push(Op::Embed { tokens, table, out: x });
@@ -68,7 +45,10 @@ pub fn build_graph(c: &LlamaConfig, w: &LlamaWeights, io: &GraphIo, mode: Mode) 
         let kn = l.k_norm.as_ref().map(|t| bind("k_norm", t));
         let mlp_norm = bind("post_attention_layernorm", &l.mlp_norm);
         let (wg, wu, wd) = (bind("gate_proj", &l.gate), bind("up_proj", &l.up), bind("down_proj", &l.down));
-        let (kc, vc) = (bind("k_cache", &io.k_cache[i]), bind("v_cache", &io.v_cache[i]));
+        let LayerState::Attention { k_cache, v_cache } = &io.layers[i] else {
+            unreachable!("the llama family allocates attention state for every layer")
+        };
+        let (kc, vc) = (bind("k_cache", k_cache), bind("v_cache", v_cache));
 
         let xn = act(&mut g, "attn_in", h);
         g.push(Op::RmsNorm { x, weight: attn_norm, out: xn, dim: h, rows_per_token: 1, eps: c.eps, add_unit: false });

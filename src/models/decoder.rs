@@ -1,0 +1,89 @@
+//! What every decoder-only text family gives the engine: a per-sequence state
+//! layout and a graph builder for prefill and decode. A family lives in its own
+//! folder (llama/, qwen3_5/, lfm2/, ...) and registers its `architectures`
+//! names in `models::TEXT_ARCHITECTURES`.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::gpu::Gpu;
+use crate::graph::{DeviceTensor, Graph, TensorId};
+use crate::models::ModelError;
+use crate::weights::{TensorSource, WeightFormat};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Many tokens; logits for every row when `all_logits`, else only the last.
+    Prefill { all_logits: bool },
+    /// One token, read from the previous step's sampled id on the GPU.
+    Decode,
+}
+
+/// One layer's per-sequence device state.
+pub enum LayerState {
+    /// KV cache rows [kv_heads, max_seq, head_dim]; positions >= pos are never read, so no reset is needed.
+    Attention { k_cache: Arc<DeviceTensor>, v_cache: Arc<DeviceTensor> },
+    /// Recurrent state (conv windows, delta-rule matrices), in the family's own order: zeroed when the
+    /// sequence restarts.
+    Recurrent(Vec<Arc<DeviceTensor>>),
+}
+
+/// Buffers shared between the prefill and decode graphs of one sequence.
+pub struct GraphIo {
+    /// Prompt token ids of a prefill step (chunk capacity).
+    pub tokens_in: Arc<DeviceTensor>,
+    /// The sampled id: written by argmax, read by the next decode step's embedding.
+    pub next_token: Arc<DeviceTensor>,
+    /// Rotary cos/sin table [max_seq, rotary_dim/2, 2], for families with rotary attention.
+    pub cos_sin: Option<Arc<DeviceTensor>>,
+    pub layers: Vec<LayerState>,
+    pub max_seq: usize,
+}
+
+impl GraphIo {
+    /// The buffers every family has; `layers` and `cos_sin` are the family's to fill.
+    pub fn base(gpu: &Gpu, chunk: usize, max_seq: usize) -> Result<GraphIo, ModelError> {
+        Ok(GraphIo {
+            tokens_in: DeviceTensor::u32(gpu, "tokens_in", &vec![0; chunk])?,
+            next_token: DeviceTensor::u32(gpu, "next_token", &[0])?,
+            cos_sin: None,
+            layers: Vec::new(),
+            max_seq,
+        })
+    }
+
+    /// Every buffer that must be zeroed when the sequence restarts.
+    pub fn recurrent_buffers(&self) -> impl Iterator<Item = &Arc<DeviceTensor>> {
+        self.layers.iter().flat_map(|l| match l {
+            LayerState::Recurrent(v) => v.as_slice(),
+            LayerState::Attention { .. } => &[],
+        })
+    }
+}
+
+pub struct Built {
+    pub graph: Graph,
+    pub logits: TensorId,
+    pub next_token: TensorId,
+}
+
+/// A loaded decoder-only text model of some family.
+pub trait TextArch: Send + Sync {
+    /// The family's name, for logs and errors.
+    fn family(&self) -> &'static str;
+    fn vocab(&self) -> usize;
+    fn layers(&self) -> usize;
+    /// The model's own context limit (max_position_embeddings).
+    fn max_positions(&self) -> usize;
+    fn eos(&self) -> &[u32];
+    fn bos(&self) -> Option<u32>;
+    /// Bytes of weights one decode step reads.
+    fn weight_bytes(&self) -> u64;
+    /// Allocates one sequence's state (KV caches, recurrent state, rope table) for `max_seq` tokens.
+    fn new_io(&self, gpu: &Gpu, chunk: usize, max_seq: usize) -> Result<GraphIo, ModelError>;
+    fn build_graph(&self, io: &GraphIo, mode: Mode) -> Built;
+}
+
+/// Loads one family from a transformers config.json and a tensor source.
+pub type ArchLoader =
+    fn(gpu: &Gpu, config_path: &Path, src: &dyn TensorSource, format: WeightFormat) -> Result<Box<dyn TextArch>, ModelError>;

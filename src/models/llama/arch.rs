@@ -1,0 +1,91 @@
+//! The Llama family as a `TextArch`: attention state in every layer, one rope table.
+
+use std::path::Path;
+
+use super::{build_graph, LlamaConfig, LlamaWeights};
+use crate::gpu::Gpu;
+use crate::graph::DeviceTensor;
+use crate::models::decoder::{Built, GraphIo, LayerState, Mode, TextArch};
+use crate::models::llama::config::{RawConfig, ARCHITECTURES};
+use crate::models::rope::{cos_sin_table, inv_freq};
+use crate::models::{read_json, ModelError};
+use crate::weights::{TensorSource, WeightFormat};
+
+pub struct LlamaArch {
+    pub cfg: LlamaConfig,
+    pub weights: LlamaWeights,
+}
+
+impl LlamaArch {
+    pub fn new(gpu: &Gpu, cfg: LlamaConfig, src: &dyn TensorSource, format: WeightFormat) -> Result<Self, ModelError> {
+        let weights = LlamaWeights::load(gpu, src, &cfg, format)?;
+        Ok(LlamaArch { cfg, weights })
+    }
+}
+
+/// `ArchLoader` for the family's config.json.
+pub fn load(
+    gpu: &Gpu,
+    config_path: &Path,
+    src: &dyn TensorSource,
+    format: WeightFormat,
+) -> Result<Box<dyn TextArch>, ModelError> {
+    Ok(Box::new(LlamaArch::new(gpu, read_config(config_path)?, src, format)?))
+}
+
+/// Parses a Llama-family config.json.
+pub fn read_config(config_path: &Path) -> Result<LlamaConfig, ModelError> {
+    let raw: RawConfig = read_json(config_path)?;
+    let arch = raw.architectures.first().cloned().unwrap_or_default();
+    let family = ARCHITECTURES.iter().find(|(a, _)| *a == arch).map(|(_, f)| *f).ok_or_else(|| {
+        ModelError::UnknownArchitecture {
+            arch: arch.clone(),
+            path: config_path.to_path_buf(),
+            supported: ARCHITECTURES.iter().map(|(a, _)| *a).collect::<Vec<_>>().join(", "),
+        }
+    })?;
+    LlamaConfig::from_raw(&raw, family).map_err(|msg| ModelError::Config { path: config_path.to_path_buf(), msg })
+}
+
+impl TextArch for LlamaArch {
+    fn family(&self) -> &'static str {
+        "llama"
+    }
+    fn vocab(&self) -> usize {
+        self.cfg.vocab
+    }
+    fn layers(&self) -> usize {
+        self.cfg.layers
+    }
+    fn max_positions(&self) -> usize {
+        self.cfg.max_pos
+    }
+    fn eos(&self) -> &[u32] {
+        &self.cfg.eos
+    }
+    fn bos(&self) -> Option<u32> {
+        self.cfg.bos
+    }
+    fn weight_bytes(&self) -> u64 {
+        self.weights.bytes()
+    }
+
+    fn new_io(&self, gpu: &Gpu, chunk: usize, max_seq: usize) -> Result<GraphIo, ModelError> {
+        let c = &self.cfg;
+        let mut io = GraphIo::base(gpu, chunk, max_seq)?;
+        let table = cos_sin_table(&inv_freq(c.rope_theta, c.rotary_dim, &c.rope_scaling), max_seq);
+        io.cos_sin = Some(DeviceTensor::f32(gpu, "rope.cos_sin", &table, 2)?);
+        let kv_len = c.kv_heads * max_seq * c.head_dim;
+        for i in 0..c.layers {
+            io.layers.push(LayerState::Attention {
+                k_cache: DeviceTensor::zeros(gpu, &format!("k_cache.{i}"), kv_len, c.head_dim)?,
+                v_cache: DeviceTensor::zeros(gpu, &format!("v_cache.{i}"), kv_len, c.head_dim)?,
+            });
+        }
+        Ok(io)
+    }
+
+    fn build_graph(&self, io: &GraphIo, mode: Mode) -> Built {
+        build_graph(&self.cfg, &self.weights, io, mode)
+    }
+}
