@@ -1,13 +1,21 @@
-// Fused decode matvec over up to three INT4 matrices that share one input x:
+// INT4 matvec for decode, alone or fused, over up to three INT4 matrices that
+// share one input x (the engine's only INT4 matvec: the plain one is this
+// kernel with no prologue or epilogue, so fusing changes no bits):
 //   prologue  (flags & NORM):   x' = (x * rsqrt(mean(x^2) + eps)) * g  (g or 1 + g with
-//                               ADD_UNIT); each workgroup recomputes sum(x^2) over the
-//                               x it reads anyway, in rmsnorm.wgsl's exact order, so the
-//                               fused result is bit-identical to norm-then-matvec
+//                               ADD_UNIT), sum(x^2) in rmsnorm.wgsl's exact order
 //   columns   c in [0, n0 + n1 + n2): column c of the concatenation W0 | W1 | W2,
 //                               written to y0 / y1 / y2 at c - offset (+ bias)
 //   epilogues (flags & RESID):  y0 = resid + W0 x'           (residual add)
 //             (flags & SWIGLU): y0 = silu(W0 x') * (W1 x')   (gate/up, n0 == n1)
-// Each column's words are read as vec4<u32> (32 weights) by one of 32 lanes.
+//   rows      up to ROWS input rows per workgroup (grid.y = ceil(rows / ROWS)), so
+//             a batch of decode rows reads each weight once per ROWS rows;
+//             LAST_ROW reads only row n_tokens - 1 and writes output row 0.
+// W[n, k] = s * q + m per group of `group` consecutive k; 8 nibbles per u32 (k at
+// bits 4 * (k % 8)), column n's words contiguous. A lane group of 32 invocations
+// owns CPG columns: each lane reads one vec4<u32> (32 weights) of every column per
+// step, so the x values it loads serve CPG columns and CPG loads are in flight.
+// group_sum (shaders/lib/reduce_*.wgsl) sums over the lane group; the body is
+// shaders/lib/matvec_int4_core.wgsl, shared with the plain matvec_int4.wgsl.
 
 struct Params {
     n0: u32, n1: u32, n2: u32, k: u32,
@@ -33,139 +41,32 @@ struct Step { n_tokens: u32, pos0: u32, kv_len: u32, pad0: u32 }
 @group(0) @binding(15) var<storage, read_write> y1: array<f32>;
 @group(0) @binding(16) var<storage, read_write> y2: array<f32>;
 
-// Flag bits, compiled in as a pipeline constant: bits 0-6 as below, bits 8-9
-// the number of matrices.
-override FLAGS: u32 = 0u;
-const NORM: u32 = 1u;
-const ADD_UNIT: u32 = 2u;
-const RESID: u32 = 4u;
-const SWIGLU: u32 = 8u;
-const BIAS0: u32 = 16u;
-const BIAS1: u32 = 32u;
-const BIAS2: u32 = 64u;
-
-const LANES: u32 = 32u;
-const COLS: u32 = 8u;
-var<workgroup> partial: array<f32, 256>;
-var<workgroup> partial2: array<f32, 256>;
-
-fn nib4(word: u32, shift: u32) -> vec4<f32> {
-    return vec4<f32>(f32((word >> shift) & 15u), f32((word >> (shift + 4u)) & 15u),
-                     f32((word >> (shift + 8u)) & 15u), f32((word >> (shift + 12u)) & 15u));
+fn load_q(m: u32, i: u32) -> vec4<u32> {
+    if (m == 0u) { return w0q[i]; }
+    if (m == 1u) { return w1q[i]; }
+    return w2q[i];
 }
 
-var<workgroup> inv_rms: f32;
-
-// x' for vec4 index i.
-fn xin(i: u32) -> vec4<f32> {
-    if ((FLAGS & NORM) != 0u) {
-        var g = norm_w[i];
-        if ((FLAGS & ADD_UNIT) != 0u) { g = vec4<f32>(1.0) + g; }
-        return (x[i] * inv_rms) * g;
-    }
-    return x[i];
+fn load_sm(m: u32, i: u32) -> vec2<f32> {
+    if (m == 0u) { return w0sm[i]; }
+    if (m == 1u) { return w1sm[i]; }
+    return w2sm[i];
 }
 
-// 32 weights (one vec4<u32>) of a column against x'[32 * v .. 32 * v + 32].
-fn dot32(q: vec4<u32>, sm: vec2<f32>, v: u32) -> f32 {
-    var dq = 0.0;
-    var sx = 0.0;
-    for (var j = 0u; j < 4u; j++) {
-        let xa = xin(8u * v + 2u * j);
-        let xb = xin(8u * v + 2u * j + 1u);
-        dq += dot(nib4(q[j], 0u), xa) + dot(nib4(q[j], 16u), xb);
-        sx += dot(xa + xb, vec4<f32>(1.0));
-    }
-    return sm.x * dq + sm.y * sx;
+fn norm_weight(i: u32) -> vec4<f32> { return norm_w[i]; }
+fn resid_at(i: u32) -> f32 { return resid[i]; }
+
+fn bias_at(m: u32, c: u32) -> f32 {
+    if (m == 0u) { return b0[c]; }
+    if (m == 1u) { return b1[c]; }
+    return b2[c];
 }
 
-fn col_dot(m: u32, c: u32, lane: u32) -> f32 {
-    let vecs = p.k / 32u;
-    let groups = p.k / p.group;
-    let vec_per_group = p.group / 32u;
-    var acc = 0.0;
-    for (var v = lane; v < vecs; v += LANES) {
-        let gi = c * groups + v / vec_per_group;
-        if (m == 0u) {
-            acc += dot32(w0q[c * vecs + v], w0sm[gi], v);
-        } else if (m == 1u) {
-            acc += dot32(w1q[c * vecs + v], w1sm[gi], v);
-        } else {
-            acc += dot32(w2q[c * vecs + v], w2sm[gi], v);
-        }
-    }
-    return acc;
+fn store(m: u32, i: u32, v: f32) {
+    if (m == 0u) { y0[i] = v; } else if (m == 1u) { y1[i] = v; } else { y2[i] = v; }
 }
 
-// grid: (ceil((n0 + n1 + n2) / 8), 1)   (SWIGLU: ceil(n0 / 8))
 @compute @workgroup_size(256)
 fn matvec_fused_int4(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    if (step.n_tokens == 0u) { return; } // decode only: one row
-    let t = lid.x;
-    if ((FLAGS & NORM) != 0u) {
-        var ss = 0.0;
-        for (var i = t; i < p.k; i += 256u) {
-            let v = x[i / 4u][i % 4u];
-            ss += v * v;
-        }
-        partial[t] = ss;
-        workgroupBarrier();
-        for (var s = 128u; s > 0u; s >>= 1u) {
-            if (t < s) { partial[t] += partial[t + s]; }
-            workgroupBarrier();
-        }
-        if (t == 0u) { inv_rms = inverseSqrt(partial[0] / f32(p.k) + p.eps); }
-        workgroupBarrier();
-    }
-    let lane = t % LANES;
-    let col = wg.x * COLS + t / LANES;
-    let swiglu = (FLAGS & SWIGLU) != 0u;
-    var total = p.n0 + p.n1 + p.n2;
-    if (swiglu) { total = p.n0; }
-    var m = 0u;
-    var c = col;
-    let n_mats = (FLAGS >> 8u) & 3u;
-    if (!swiglu && n_mats > 1u && c >= p.n0) {
-        c -= p.n0;
-        m = 1u;
-        if (n_mats > 2u && c >= p.n1) { c -= p.n1; m = 2u; }
-    }
-    var a = 0.0;
-    var b = 0.0;
-    if (col < total) {
-        a = col_dot(m, c, lane);
-        if (swiglu) { b = col_dot(1u, c, lane); }
-    }
-    partial[t] = a;
-    partial2[t] = b;
-    workgroupBarrier();
-    for (var s = LANES / 2u; s > 0u; s >>= 1u) {
-        if (lane < s) {
-            partial[t] += partial[t + s];
-            partial2[t] += partial2[t + s];
-        }
-        workgroupBarrier();
-    }
-    if (lane != 0u || col >= total) { return; }
-    let d = partial[t];
-    if (swiglu) {
-        var g = d;
-        var u = partial2[t];
-        if ((FLAGS & BIAS0) != 0u) { g += b0[c]; }
-        if ((FLAGS & BIAS1) != 0u) { u += b1[c]; }
-        y0[c] = (g / (1.0 + exp(-g))) * u;
-    } else if (m == 0u) {
-        var v = d;
-        if ((FLAGS & BIAS0) != 0u) { v += b0[c]; }
-        if ((FLAGS & RESID) != 0u) { v += resid[c]; }
-        y0[c] = v;
-    } else if (m == 1u) {
-        var v = d;
-        if ((FLAGS & BIAS1) != 0u) { v += b1[c]; }
-        y1[c] = v;
-    } else {
-        var v = d;
-        if ((FLAGS & BIAS2) != 0u) { v += b2[c]; }
-        y2[c] = v;
-    }
+    matvec_core(wg, lid);
 }

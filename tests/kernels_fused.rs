@@ -158,3 +158,50 @@ fn attention_decode_with_norms_rope_and_append() {
         assert_close("k cache after append", &kbuf, &cache.k, 1e-6, 1e-6);
     }
 }
+
+/// Several decode rows in one dispatch (row blocks of 4, a partial last block): norm prologue per row,
+/// two matrices, residual and SwiGLU epilogues, each row checked against the reference.
+#[test]
+fn fused_matvec_many_rows() {
+    let mut r = rng("fused_matvec_rows");
+    for (rows, k, n) in [(2, 64, 40), (5, 576, 100), (9, 128, 33)] {
+        let x = randn(&mut r, rows * k);
+        let nw = randn(&mut r, k);
+        let resid = randn(&mut r, rows * n);
+        let mut g = Graph::default();
+        let xt = f32t(&mut g, "x", &x, k);
+        let nwt = f32t(&mut g, "norm", &nw, k);
+        let rt = f32t(&mut g, "resid", &resid, n);
+        let (wa, ad) = int4(&mut r, &mut g, "a", n, k, 32);
+        let (wb, bd) = int4(&mut r, &mut g, "b", n, k, 32);
+        let (wo, od) = int4(&mut r, &mut g, "o", n, k, 32);
+        let (ya, yb, s, y) = (
+            g.activation("ya", n, Rows::Tokens),
+            g.activation("yb", n, Rows::Tokens),
+            g.activation("s", n, Rows::Tokens),
+            g.activation("y", n, Rows::Tokens),
+        );
+        let norm = Some(NormPrologue { weight: nwt, eps: 1e-5, add_unit: false });
+        let mats = vec![MatOut { w: wa, bias: None, out: ya }, MatOut { w: wb, bias: None, out: yb }];
+        g.push(Op::FusedMatvec(FusedMatvec { x: xt, norm, mats, epilogue: Epilogue::None }));
+        let mats = vec![MatOut { w: wa, bias: None, out: ya }, MatOut { w: wo, bias: None, out: yb }];
+        g.push(Op::FusedMatvec(FusedMatvec { x: xt, norm: None, mats, epilogue: Epilogue::SwiGlu { out: s } }));
+        let mats = vec![MatOut { w: wo, bias: None, out: y }];
+        g.push(Op::FusedMatvec(FusedMatvec { x: xt, norm: None, mats, epilogue: Epilogue::Residual(rt) }));
+        g.outputs.extend([ya, yb, s, y]);
+        let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: rows }).unwrap();
+        plan.poison_activations();
+        plan.run(rows, 0);
+        let xn = reference::rmsnorm(&x, &nw, k, 1e-5, false);
+        let want_a = reference::matmul(&xn, &ad, None, k);
+        let want_s = reference::swiglu(&reference::matmul(&x, &ad, None, k), &reference::matmul(&x, &od, None, k));
+        let want_y = reference::add(&resid, &reference::matmul(&x, &od, None, k));
+        let want_b = reference::matmul(&xn, &bd, None, k);
+        let tol = 2e-5 * (k as f32).sqrt();
+        let what = |s: &str| format!("{s} rows={rows} k={k} n={n}");
+        assert_close(&what("norm prologue"), &plan.read_f32(ya, rows * n).unwrap(), &want_a, tol, 1e-5);
+        assert_close(&what("second matrix"), &plan.read_f32(yb, rows * n).unwrap(), &want_b, tol, 1e-5);
+        assert_close(&what("swiglu"), &plan.read_f32(s, rows * n).unwrap(), &want_s, tol, 1e-5);
+        assert_close(&what("residual"), &plan.read_f32(y, rows * n).unwrap(), &want_y, tol, 1e-5);
+    }
+}

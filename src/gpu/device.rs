@@ -32,6 +32,8 @@ pub enum GpuError {
 pub struct GpuOptions {
     /// Pick the adapter whose name contains this (case-insensitive).
     pub adapter_name: Option<String>,
+    /// Do not enable subgroup operations even where the adapter has them (tests of the fallback kernels).
+    pub no_subgroups: bool,
 }
 
 /// What the device granted, recorded once at start-up.
@@ -53,6 +55,15 @@ pub struct GpuCaps {
     pub shader_f16: bool,
     pub timestamp_query: bool,
     pub timestamp_query_inside_passes: bool,
+}
+
+impl GpuCaps {
+    /// Subgroup operations are enabled and every subgroup is exactly 32 invocations, so a
+    /// 32-lane group of a 1-D workgroup is one subgroup (kernels reduce with `subgroupAdd`).
+    /// `GpuOptions::no_subgroups` turns this off to test the workgroup-memory fallback.
+    pub fn subgroups32(&self) -> bool {
+        self.subgroups && self.subgroup_min_size == 32 && self.subgroup_max_size == 32
+    }
 }
 
 /// The one device every executor of a process shares.
@@ -112,7 +123,10 @@ impl Gpu {
             | wgpu::Features::SHADER_F16
             | wgpu::Features::TIMESTAMP_QUERY
             | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES;
-        let features = adapter.features() & wanted;
+        let mut features = adapter.features() & wanted;
+        if opts.no_subgroups {
+            features.remove(wgpu::Features::SUBGROUP);
+        }
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("gerbil"),

@@ -35,6 +35,33 @@ pub struct KernelSource {
     pub params_size: usize,
     /// Declares `override FLAGS: u32` (see `PipelineKey::flags`).
     pub specialized: bool,
+    /// Calls `group_sum` (a sum over 32-lane groups), defined by a prelude chosen per adapter.
+    pub group_sum: bool,
+}
+
+/// `group_sum` through subgroup operations, for adapters whose subgroups are exactly 32 wide.
+pub const GROUP_SUM_SUBGROUP: &str = include_str!("../../shaders/lib/reduce_subgroup.wgsl");
+/// `group_sum` through workgroup memory, for every other adapter.
+pub const GROUP_SUM_SHARED: &str = include_str!("../../shaders/lib/reduce_shared.wgsl");
+
+/// The body both INT4 matvec kernels share (they differ in bindings only).
+pub const MATVEC_INT4_CORE: &str = include_str!("../../shaders/lib/matvec_int4_core.wgsl");
+
+const fn is_int4_matvec(file: &str) -> bool {
+    matches!(file.as_bytes(), [b'm', b'a', b't', b'v', b'e', b'c', b'_', b'i', b'n', b't', b'4', ..])
+        || matches!(file.as_bytes(), [b'm', b'a', b't', b'v', b'e', b'c', b'_', b'f', b'u', b's', b'e', b'd', ..])
+}
+
+impl KernelSource {
+    /// The WGSL module to compile: the kernel's file behind the library code it uses
+    /// (`group_sum` for this adapter, the shared INT4 matvec body).
+    pub fn wgsl(&self, subgroups32: bool) -> String {
+        if !self.group_sum {
+            return self.source.to_string();
+        }
+        let prelude = if subgroups32 { GROUP_SUM_SUBGROUP } else { GROUP_SUM_SHARED };
+        format!("{prelude}\n{MATVEC_INT4_CORE}\n{}", self.source)
+    }
 }
 
 macro_rules! src {
@@ -45,7 +72,8 @@ macro_rules! src {
             entry: $entry,
             params_fields: <$p>::FIELDS,
             params_size: std::mem::size_of::<$p>(),
-            specialized: $file.starts_with("matvec_fused") || $file.starts_with("attention_decode"),
+            specialized: is_int4_matvec($file) || $file.starts_with("attention_decode"),
+            group_sum: is_int4_matvec($file),
         }
     };
 }
@@ -77,7 +105,7 @@ impl KernelId {
             KernelId::EmbedInt4 => src!("embed_int4.wgsl", "embed_int4", EmbedParams),
             KernelId::RmsNorm => src!("rmsnorm.wgsl", "rmsnorm", RmsNormParams),
             KernelId::MatvecF32 => src!("matvec_f32.wgsl", "matvec_f32", MatmulParams),
-            KernelId::MatvecInt4 => src!("matvec_int4.wgsl", "matvec_int4", MatmulParams),
+            KernelId::MatvecInt4 => src!("matvec_int4.wgsl", "matvec_int4", FusedMatvecParams),
             KernelId::MatmulF32 => src!("matmul_f32.wgsl", "matmul_f32", MatmulParams),
             KernelId::MatmulInt4 => src!("matmul_int4.wgsl", "matmul_int4", MatmulParams),
             KernelId::Rope => src!("rope.wgsl", "rope", RopeParams),

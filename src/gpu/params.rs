@@ -75,6 +75,8 @@ pub mod fused {
     pub const RESID: u32 = 4;
     pub const SWIGLU: u32 = 8;
     pub const BIAS0: u32 = 16;
+    /// Read only the last input row (`step.n_tokens - 1`), write output row 0.
+    pub const LAST_ROW: u32 = 128;
 }
 
 /// Flag bits of `attention_decode.wgsl`.

@@ -35,7 +35,7 @@ impl Gpu {
                 .or_insert_with(|| {
                     self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
                         label: Some(src.file),
-                        source: wgpu::ShaderSource::Wgsl(src.source.into()),
+                        source: wgpu::ShaderSource::Wgsl(src.wgsl(self.caps.subgroups32()).into()),
                     })
                 })
                 .clone()

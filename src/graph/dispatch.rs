@@ -152,8 +152,13 @@ pub fn select_one(graph: &Graph, index: usize, op: &Op, max_tokens: usize) -> Re
                     (kernel, 0, vec![Bind::Tensor(wt)])
                 }
                 Some(DeviceTensor::Int4 { rows, cols, group, .. }) if *rows == n && *cols == k => {
-                    let kernel = if matvec { KernelId::MatvecInt4 } else { KernelId::MatmulInt4 };
-                    (kernel, *group as u32, vec![Bind::Q(wt), Bind::Sm(wt)])
+                    if matvec {
+                        if rows_of(graph, out) == Rows::One && !last_row {
+                            return Err(err("a one-row INT4 matvec output needs last_row".into()));
+                        }
+                        return Ok(int4_matvec(index, x, wt, bias, out, n, k, *group, last_row));
+                    }
+                    (KernelId::MatmulInt4, *group as u32, vec![Bind::Q(wt), Bind::Sm(wt)])
                 }
                 _ => return Err(err(format!("weight '{}' is not [{n}, {k}]", graph.desc(wt).label))),
             };
@@ -288,7 +293,8 @@ pub fn select_one(graph: &Graph, index: usize, op: &Op, max_tokens: usize) -> Re
             }
             (p.n0, p.n1, p.n2) = (ns[0], ns[1], ns[2]);
             let cols = if matches!(f.epilogue, Epilogue::SwiGlu { .. }) { ns[0] } else { ns.iter().sum() };
-            let grid = Grid { x: Dim::Fixed(cols.div_ceil(8)), y: Dim::Fixed(1) };
+            let per_wg = if matches!(f.epilogue, Epilogue::SwiGlu { .. }) { FUSED_COLS / 2 } else { FUSED_COLS };
+            let grid = Grid { x: Dim::Fixed(cols.div_ceil(per_wg)), y: FUSED_ROW_BLOCKS };
             p.flags |= (f.mats.len() as u32) << 8;
             DispatchSpec { flags: p.flags, ..spec(KernelId::MatvecFusedInt4, bytes(p), b, grid) }
         }
@@ -344,4 +350,37 @@ pub fn select_one(graph: &Graph, index: usize, op: &Op, max_tokens: usize) -> Re
             spec(KernelId::Argmax, bytes(p), vec![Bind::Tensor(logits), Bind::Tensor(out)], grid)
         }
     })
+}
+
+/// Columns one workgroup of `matvec_fused_int4.wgsl` computes (GROUPS * CPG there).
+const FUSED_COLS: u32 = 32;
+/// Row blocks of that kernel: ROWS input rows per workgroup.
+const FUSED_ROW_BLOCKS: Dim = Dim::Tokens { mul: 1, div: 4 };
+
+/// A plain INT4 matvec (`out = x . w^T (+ bias)`, optionally of the last row only): five
+/// storage bindings, and the fused kernel's body, so fused and unfused decode share one arithmetic.
+#[allow(clippy::too_many_arguments)]
+fn int4_matvec(
+    index: usize,
+    x: TensorId,
+    wt: TensorId,
+    bias: Option<TensorId>,
+    out: TensorId,
+    n: usize,
+    k: usize,
+    group: usize,
+    last_row: bool,
+) -> DispatchSpec {
+    let mut flags = 1 << 8;
+    if bias.is_some() {
+        flags |= params::fused::BIAS0;
+    }
+    if last_row {
+        flags |= params::fused::LAST_ROW;
+    }
+    let p = params::FusedMatvecParams { n0: n as u32, k: k as u32, group: group as u32, flags, ..Default::default() };
+    let b = vec![Bind::Tensor(x), Bind::Q(wt), Bind::Sm(wt), bias.map_or(Bind::Dummy, Bind::Tensor), Bind::Tensor(out)];
+    let y = if last_row { Dim::Fixed(1) } else { FUSED_ROW_BLOCKS };
+    let grid = Grid { x: Dim::Fixed((n as u32).div_ceil(FUSED_COLS)), y };
+    DispatchSpec { kernel: KernelId::MatvecInt4, op_index: index, params: bytes(p), bindings: b, grid, flags }
 }
