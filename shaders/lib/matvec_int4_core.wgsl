@@ -22,7 +22,7 @@ const LAST_ROW: u32 = 128u;
 const WG: u32 = 256u;
 const LANES: u32 = 32u;
 const GROUPS: u32 = 8u;
-const CPG: u32 = 4u;
+const CPG: u32 = 4u; // columns per lane group: the four components of the vec4s below
 const ROWS: u32 = 4u;
 var<workgroup> partial: array<f32, 256>;
 var<workgroup> inv_rms: array<f32, ROWS>;
@@ -50,12 +50,11 @@ fn height(m: u32) -> u32 {
 }
 
 // Which matrix and column slot j of lane group `lg` in workgroup `wgx` computes.
-// SWIGLU: slots 0..CPG/2 are gate columns, the rest the matching up columns.
+// SWIGLU: slots 0, 1 are gate columns c, c + 1; slots 2, 3 the matching up columns.
 fn slot_col(wgx: u32, lg: u32, j: u32) -> vec2<u32> {
     if ((FLAGS & SWIGLU) != 0u) {
-        let half = CPG / 2u;
-        let c = (wgx * GROUPS + lg) * half + j % half;
-        return vec2<u32>(j / half, c);
+        let c = (wgx * GROUPS + lg) * 2u + j % 2u;
+        return vec2<u32>(j / 2u, c);
     }
     var c = (wgx * GROUPS + lg) * CPG + j;
     var m = 0u;
@@ -77,6 +76,49 @@ fn in_row(wgy: u32, r: u32) -> u32 {
     return wgy * ROWS + r;
 }
 
+fn live(mc: vec2<u32>) -> bool {
+    return mc.y < height(mc.x);
+}
+
+// One lane's 32 weights of each of the four columns against x'[32 v .. 32 v + 32] of one row:
+// per column s * dot(q, x') + m * sum(x'), the columns in the vec4's components.
+fn row_dot(row: u32, r: u32, v: u32, q0: vec4<u32>, q1: vec4<u32>, q2: vec4<u32>, q3: vec4<u32>,
+           sc: vec4<f32>, ofs: vec4<f32>) -> vec4<f32> {
+    var dq = vec4<f32>(0.0);
+    var sx = 0.0;
+    for (var jj = 0u; jj < 4u; jj++) {
+        let xa = xin(row, r, 8u * v + 2u * jj);
+        let xb = xin(row, r, 8u * v + 2u * jj + 1u);
+        sx += dot(xa + xb, vec4<f32>(1.0));
+        dq += vec4<f32>(dot(nib4(q0[jj], 0u), xa) + dot(nib4(q0[jj], 16u), xb),
+                        dot(nib4(q1[jj], 0u), xa) + dot(nib4(q1[jj], 16u), xb),
+                        dot(nib4(q2[jj], 0u), xa) + dot(nib4(q2[jj], 16u), xb),
+                        dot(nib4(q3[jj], 0u), xa) + dot(nib4(q3[jj], 16u), xb));
+    }
+    return sc * dq + ofs * sx;
+}
+
+// Writes lane j's column of row slot r from the lane group's sums `sr` (columns in components).
+fn emit(wgy: u32, r: u32, j: u32, mc: vec2<u32>, sr: vec4<f32>) {
+    var out_row = in_row(wgy, r);
+    if ((FLAGS & LAST_ROW) != 0u) { out_row = 0u; }
+    let m = mc.x;
+    let c = mc.y;
+    let d = sr[j];
+    if ((FLAGS & SWIGLU) != 0u) {
+        var g = d;
+        var u = sr[j + 2u];
+        if ((FLAGS & BIAS0) != 0u) { g += bias_at(0u, c); }
+        if ((FLAGS & BIAS1) != 0u) { u += bias_at(1u, c); }
+        store(0u, out_row * p.n0 + c, (g / (1.0 + exp(-g))) * u);
+    } else {
+        var val = d;
+        if ((FLAGS & (BIAS0 << m)) != 0u) { val += bias_at(m, c); }
+        if (m == 0u && (FLAGS & RESID) != 0u) { val += resid_at(out_row * p.n0 + c); }
+        store(m, out_row * height(m) + c, val);
+    }
+}
+
 // grid: (ceil(cols / (GROUPS * CPG)), ceil(rows / ROWS))   cols = n0 + n1 + n2,
 // or n0 * 2 with SWIGLU; rows = n_tokens, or 1 with LAST_ROW
 fn matvec_core(wg: vec3<u32>, lid: vec3<u32>) {
@@ -88,8 +130,7 @@ fn matvec_core(wg: vec3<u32>, lid: vec3<u32>) {
         if (in_row(wg.y, r) < step.n_tokens) { nr = r + 1u; }
     }
     if ((FLAGS & NORM) != 0u) {
-        for (var r = 0u; r < ROWS; r++) {
-            if (r >= nr) { break; }
+        for (var r = 0u; r < nr; r++) {
             let base = in_row(wg.y, r) * p.k;
             var ss = 0.0;
             for (var i = t; i < p.k; i += WG) {
@@ -109,76 +150,59 @@ fn matvec_core(wg: vec3<u32>, lid: vec3<u32>) {
     let vecs = p.k / 32u;
     let groups = p.k / p.group;
     let vec_per_group = p.group / 32u;
-    var cols: array<vec2<u32>, CPG>;
-    var live: array<bool, CPG>;
-    for (var j = 0u; j < CPG; j++) {
-        cols[j] = slot_col(wg.x, lg, j);
-        live[j] = cols[j].y < height(cols[j].x);
-    }
-
-    var acc: array<f32, 16>; // [slot j][row r] at j * ROWS + r
-    for (var i = 0u; i < CPG * ROWS; i++) { acc[i] = 0.0; }
-    for (var v = lane; v < vecs; v += LANES) {
-        var qs: array<vec4<u32>, CPG>;
-        var sms: array<vec2<f32>, CPG>;
-        for (var j = 0u; j < CPG; j++) {
-            if (live[j]) {
-                let c = cols[j].y;
-                qs[j] = load_q(cols[j].x, c * vecs + v);
-                sms[j] = load_sm(cols[j].x, c * groups + v / vec_per_group);
-            }
-        }
-        for (var r = 0u; r < ROWS; r++) {
-            if (r >= nr) { break; }
-            let row = in_row(wg.y, r);
-            var dq: array<f32, CPG>;
-            var sx = 0.0;
-            for (var jj = 0u; jj < 4u; jj++) {
-                let xa = xin(row, r, 8u * v + 2u * jj);
-                let xb = xin(row, r, 8u * v + 2u * jj + 1u);
-                sx += dot(xa + xb, vec4<f32>(1.0));
-                for (var j = 0u; j < CPG; j++) {
-                    dq[j] += dot(nib4(qs[j][jj], 0u), xa) + dot(nib4(qs[j][jj], 16u), xb);
-                }
-            }
-            for (var j = 0u; j < CPG; j++) {
-                acc[j * ROWS + r] += sms[j].x * dq[j] + sms[j].y * sx;
-            }
+    let mc0 = slot_col(wg.x, lg, 0u);
+    let mc1 = slot_col(wg.x, lg, 1u);
+    let mc2 = slot_col(wg.x, lg, 2u);
+    let mc3 = slot_col(wg.x, lg, 3u);
+    // Plain variables and vec4s only (no indexed arrays), so everything stays in registers.
+    var a0 = vec4<f32>(0.0);
+    var a1 = vec4<f32>(0.0);
+    var a2 = vec4<f32>(0.0);
+    var a3 = vec4<f32>(0.0);
+    // Every lane runs the same number of steps (v >= vecs idles), so the lane
+    // group is converged again at the subgroup reductions below.
+    for (var v0 = 0u; v0 < vecs; v0 += LANES) {
+        let v = v0 + lane;
+        if (v < vecs) {
+            var q0 = vec4<u32>(0u);
+            var q1 = vec4<u32>(0u);
+            var q2 = vec4<u32>(0u);
+            var q3 = vec4<u32>(0u);
+            var sm0 = vec2<f32>(0.0);
+            var sm1 = vec2<f32>(0.0);
+            var sm2 = vec2<f32>(0.0);
+            var sm3 = vec2<f32>(0.0);
+            let gv = v / vec_per_group;
+            if (live(mc0)) { q0 = load_q(mc0.x, mc0.y * vecs + v); sm0 = load_sm(mc0.x, mc0.y * groups + gv); }
+            if (live(mc1)) { q1 = load_q(mc1.x, mc1.y * vecs + v); sm1 = load_sm(mc1.x, mc1.y * groups + gv); }
+            if (live(mc2)) { q2 = load_q(mc2.x, mc2.y * vecs + v); sm2 = load_sm(mc2.x, mc2.y * groups + gv); }
+            if (live(mc3)) { q3 = load_q(mc3.x, mc3.y * vecs + v); sm3 = load_sm(mc3.x, mc3.y * groups + gv); }
+            let sc = vec4<f32>(sm0.x, sm1.x, sm2.x, sm3.x);
+            let ofs = vec4<f32>(sm0.y, sm1.y, sm2.y, sm3.y);
+            if (nr > 0u) { a0 += row_dot(in_row(wg.y, 0u), 0u, v, q0, q1, q2, q3, sc, ofs); }
+            if (nr > 1u) { a1 += row_dot(in_row(wg.y, 1u), 1u, v, q0, q1, q2, q3, sc, ofs); }
+            if (nr > 2u) { a2 += row_dot(in_row(wg.y, 2u), 2u, v, q0, q1, q2, q3, sc, ofs); }
+            if (nr > 3u) { a3 += row_dot(in_row(wg.y, 3u), 3u, v, q0, q1, q2, q3, sc, ofs); }
         }
     }
-    // Sum every (slot, row) over the lane group; lane j keeps slot j's sums
-    // (and, with SWIGLU, the matching up column's). Constant indices only, so
-    // the arrays stay in registers.
-    var mine: array<f32, ROWS>;
-    var up: array<f32, ROWS>;
-    for (var jj = 0u; jj < CPG; jj++) {
-        for (var r = 0u; r < ROWS; r++) {
-            let s = group_sum(acc[jj * ROWS + r], t);
-            if (jj == lane) { mine[r] = s; }
-            if (jj == lane + CPG / 2u) { up[r] = s; }
-        }
-    }
-    let swiglu = (FLAGS & SWIGLU) != 0u;
+    workgroupBarrier();
+    // nr is uniform over the workgroup, so skipping the sums of absent rows keeps every
+    // invocation's sequence of group_sum calls (and barriers) the same.
+    let s0 = group_sum(a0, t);
+    var s1 = vec4<f32>(0.0);
+    var s2 = vec4<f32>(0.0);
+    var s3 = vec4<f32>(0.0);
+    if (nr > 1u) { s1 = group_sum(a1, t); }
+    if (nr > 2u) { s2 = group_sum(a2, t); }
+    if (nr > 3u) { s3 = group_sum(a3, t); }
+    // Lane j writes column slot j (SWIGLU: lanes 0, 1 write gate * up).
+    var writers = CPG;
+    if ((FLAGS & SWIGLU) != 0u) { writers = 2u; }
+    if (lane >= writers || nr == 0u) { return; }
     let mc = slot_col(wg.x, lg, lane);
-    let m = mc.x;
-    let c = mc.y;
-    if (lane >= CPG || c >= height(m) || (swiglu && m != 0u)) { return; }
-    for (var r = 0u; r < ROWS; r++) {
-        if (r >= nr) { break; }
-        var out_row = in_row(wg.y, r);
-        if ((FLAGS & LAST_ROW) != 0u) { out_row = 0u; }
-        let d = mine[r];
-        if (swiglu) {
-            var g = d;
-            var u = up[r];
-            if ((FLAGS & BIAS0) != 0u) { g += bias_at(0u, c); }
-            if ((FLAGS & BIAS1) != 0u) { u += bias_at(1u, c); }
-            store(0u, out_row * p.n0 + c, (g / (1.0 + exp(-g))) * u);
-        } else {
-            var val = d;
-            if ((FLAGS & (BIAS0 << m)) != 0u) { val += bias_at(m, c); }
-            if (m == 0u && (FLAGS & RESID) != 0u) { val += resid_at(out_row * p.n0 + c); }
-            store(m, out_row * height(m) + c, val);
-        }
-    }
+    if (!live(mc)) { return; }
+    emit(wg.y, 0u, lane, mc, s0);
+    if (nr > 1u) { emit(wg.y, 1u, lane, mc, s1); }
+    if (nr > 2u) { emit(wg.y, 2u, lane, mc, s2); }
+    if (nr > 3u) { emit(wg.y, 3u, lane, mc, s3); }
 }

@@ -2,9 +2,9 @@
 // returned to all of them, through workgroup memory (adapters without 32-wide
 // subgroups). Every invocation of the workgroup must call it the same number of
 // times (it contains barriers).
-var<workgroup> group_red: array<f32, 256>;
+var<workgroup> group_red: array<vec4<f32>, 256>;
 
-fn group_sum(v: f32, t: u32) -> f32 {
+fn group_sum(v: vec4<f32>, t: u32) -> vec4<f32> {
     let lane = t % 32u;
     group_red[t] = v;
     workgroupBarrier();

@@ -3,7 +3,6 @@
 // are exactly 32 wide, so a lane group is one subgroup and no barrier is needed.
 // (naga takes subgroup builtins without `enable subgroups;` when the device has the feature.)
 
-
-fn group_sum(v: f32, t: u32) -> f32 {
+fn group_sum(v: vec4<f32>, t: u32) -> vec4<f32> {
     return subgroupAdd(v);
 }

@@ -10,6 +10,8 @@ pub struct MatvecResult {
     pub n: usize,
     pub bytes: u64,
     pub secs: f64,
+    /// Largest |GPU - CPU reference| over sampled columns, relative to the largest |y|.
+    pub rel_err: f32,
 }
 
 impl MatvecResult {
@@ -29,7 +31,8 @@ pub fn int4_matvec(gpu: &Arc<Gpu>, k: usize, n: usize, group: usize, reps: usize
         sm: vec![[0.01, -0.05]; n * k / group],
     };
     let mut g = Graph::default();
-    let x = g.bound("x", DeviceTensor::f32(gpu, "x", &vec![0.5f32; k], k).expect("x fits"));
+    let xs: Vec<f32> = (0..k).map(|i| ((i * 7919 % 1000) as f32 / 500.0 - 1.0) + 0.01).collect();
+    let x = g.bound("x", DeviceTensor::f32(gpu, "x", &xs, k).expect("x fits"));
     let w = g.bound("w", DeviceTensor::int4(gpu, "w", &q).expect("w fits"));
     let y = g.activation("y", n, Rows::Tokens);
     g.push(Op::MatMul { x, w, bias: None, out: y, last_row: false });
@@ -46,5 +49,14 @@ pub fn int4_matvec(gpu: &Arc<Gpu>, k: usize, n: usize, group: usize, reps: usize
         }
         gpu.queue.submit([enc.finish()]);
     }) / reps as f64;
-    MatvecResult { k, n, bytes: q.bytes() as u64 + (k * 4 + n * 4) as u64, secs }
+    // Checked against the CPU on the first and last columns, so a wrong kernel cannot post a number.
+    let got = plan.read_f32(y, n).expect("matvec readback");
+    let cols: Vec<usize> = (0..n.min(64)).chain(n.saturating_sub(64)..n).collect();
+    let (mut err, mut scale) = (0f32, 0f32);
+    for &c in &cols {
+        let want: f32 = (0..k).map(|i| q.value(c, i) * xs[i]).sum();
+        err = err.max((got[c] - want).abs());
+        scale = scale.max(want.abs());
+    }
+    MatvecResult { k, n, bytes: q.bytes() as u64 + (k * 4 + n * 4) as u64, secs, rel_err: err / scale.max(1e-6) }
 }

@@ -35,21 +35,24 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         println!("copy bandwidth: {:.0} GB/s (read + write)", copy / 1e9);
         report.insert("copy_gbps".into(), (copy / 1e9).into());
         println!("\nINT4 matvec (group 32), one dispatch repeated in one pass:");
-        println!("{:>6} {:>7} {:>10} {:>9} {:>7}", "K", "N", "us", "GB/s", "% copy");
+        println!("{:>6} {:>7} {:>10} {:>9} {:>7} {:>9}", "K", "N", "us", "GB/s", "% copy", "rel err");
         let mut rows = Vec::new();
         for k in [896, 1024, 2048, 4096] {
             for n in [896, 4864, 14336, 49152, 151936] {
                 let reps = (2_000_000_000 / (k * n / 2).max(1)).clamp(5, 400);
                 let r = matvec::int4_matvec(&gpu, k, n, 32, reps);
                 println!(
-                    "{:>6} {:>7} {:>10.2} {:>9.0} {:>6.0}%",
+                    "{:>6} {:>7} {:>10.2} {:>9.0} {:>6.0}% {:>9.1e}",
                     k,
                     n,
                     r.secs * 1e6,
                     r.gbps(),
-                    100.0 * r.gbps() * 1e9 / copy
+                    100.0 * r.gbps() * 1e9 / copy,
+                    r.rel_err
                 );
-                rows.push(serde_json::json!({"k": k, "n": n, "us": r.secs * 1e6, "gbps": r.gbps()}));
+                rows.push(
+                    serde_json::json!({"k": k, "n": n, "us": r.secs * 1e6, "gbps": r.gbps(), "rel_err": r.rel_err}),
+                );
             }
         }
         report.insert("int4_matvec".into(), rows.into());

@@ -61,6 +61,13 @@ impl Int4Matrix {
         (self.q[idx / 8] >> (4 * (idx % 8))) & 15
     }
 
+    /// Element (r, c) as the kernels compute with it: `s * q + m`.
+    pub fn value(&self, r: usize, c: usize) -> f32 {
+        let idx = r * self.cols + c;
+        let [s, m] = self.sm[idx / self.group];
+        s * ((self.q[idx / 8] >> (4 * (idx % 8))) & 15) as f32 + m
+    }
+
     /// The f32 values the kernels compute with: `s * q + m`.
     pub fn dequantize(&self) -> Vec<f32> {
         (0..self.rows * self.cols)
