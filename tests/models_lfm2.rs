@@ -11,6 +11,7 @@ use std::path::PathBuf;
 
 use common::gpu;
 use gerbil::engine::{LoadOptions, Session, SessionOptions, TextModel};
+use gerbil::models::lfm2::config::{LayerKind, Lfm2Config, RawConfig};
 use gerbil::weights::WeightFormat;
 
 struct Reference {
@@ -140,4 +141,46 @@ fn lfm2_pipelined_generate() {
     assert_eq!(s.generate(&r.prompt, r.generated.len(), |_| true).unwrap(), r.generated);
     s.reset();
     assert_eq!(s.generate(&r.prompt, r.generated.len(), |_| true).unwrap(), r.generated, "after reset");
+}
+
+fn parse(extra: &str) -> Result<Lfm2Config, String> {
+    let s = format!(
+        r#"{{"hidden_size": 1024, "num_hidden_layers": 4, "num_attention_heads": 16, "vocab_size": 65536{extra}}}"#
+    );
+    Lfm2Config::from_raw(&serde_json::from_str::<RawConfig>(&s).unwrap())
+}
+
+/// The real LFM2-350M config.json (what `gerbil bench` / `profile` / `dump-graph` run).
+#[test]
+fn lfm2_350m_config() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("config/models/lfm2-350m.json");
+    let c = gerbil::models::lfm2::arch::read_config(&path).unwrap();
+    // block_ff_dim 6656 -> int(2 * 6656 / 3) = 4437 -> rounded up to a multiple of 256.
+    assert_eq!(c.intermediate, 4608);
+    let attn: Vec<usize> = (0..c.layers()).filter(|&i| c.layer_kinds[i] == LayerKind::Attention).collect();
+    assert_eq!(attn, [2, 5, 8, 10, 12, 14]);
+    assert_eq!((c.hidden, c.heads, c.kv_heads, c.head_dim, c.conv_kernel), (1024, 16, 8, 64, 3));
+    assert_eq!((c.vocab, c.eos.as_slice(), c.tied, c.rope_theta), (65536, &[7u32][..], true, 1e6));
+}
+
+#[test]
+fn lfm2_config_variants() {
+    let c = parse(r#", "block_ff_dim": 300, "intermediate_size": 9"#).unwrap();
+    assert_eq!(c.intermediate, 256, "block_ff_dim wins; 200 rounds up to 256");
+    let c = parse(r#", "intermediate_size": 300, "block_ffn_dim_multiplier": null"#).unwrap();
+    assert_eq!(c.intermediate, 200, "no multiplier: no rounding");
+    let c = parse(r#", "intermediate_size": 300, "block_auto_adjust_ff_dim": false"#).unwrap();
+    assert_eq!(c.intermediate, 300);
+    assert!(!parse(r#", "intermediate_size": 300, "tie_embedding": false"#).unwrap().tied);
+    use LayerKind::*;
+    let c = parse(r#", "intermediate_size": 300, "full_attn_idxs": [1, 3]"#).unwrap();
+    assert_eq!(c.layer_kinds, [Conv, Attention, Conv, Attention]);
+    let c =
+        parse(r#", "intermediate_size": 300, "layer_types": ["full_attention", "conv", "conv", "conv"], "full_attn_idxs": [1]"#)
+            .unwrap();
+    assert_eq!(c.layer_kinds, [Attention, Conv, Conv, Conv], "layer_types wins");
+    let bad = parse(r#", "intermediate_size": 300, "layer_types": ["conv", "mamba", "conv", "conv"]"#);
+    assert!(bad.unwrap_err().contains("mamba"));
+    assert!(parse(r#", "intermediate_size": 300, "conv_L_cache": 1"#).unwrap_err().contains("conv_L_cache"));
+    assert!(parse(r#", "intermediate_size": 300, "layer_types": ["conv"]"#).unwrap_err().contains("layer_types"));
 }
