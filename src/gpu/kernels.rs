@@ -23,6 +23,10 @@ pub enum KernelId {
     Copy,
     MatvecFusedInt4,
     AttentionDecode,
+    ShortConv,
+    ConvStateUpdate,
+    ShortConvUpdate,
+    AddRmsNorm,
 }
 
 /// Where a kernel's code lives and which uniform layout it declares.
@@ -96,6 +100,10 @@ impl KernelId {
         KernelId::Copy,
         KernelId::MatvecFusedInt4,
         KernelId::AttentionDecode,
+        KernelId::ShortConv,
+        KernelId::ConvStateUpdate,
+        KernelId::ShortConvUpdate,
+        KernelId::AddRmsNorm,
     ];
 
     pub fn source(self) -> KernelSource {
@@ -117,6 +125,10 @@ impl KernelId {
             KernelId::Copy => src!("copy.wgsl", "copy", CopyParams),
             KernelId::MatvecFusedInt4 => src!("matvec_fused_int4.wgsl", "matvec_fused_int4", FusedMatvecParams),
             KernelId::AttentionDecode => src!("attention_decode.wgsl", "attention_decode", AttentionDecodeParams),
+            KernelId::ShortConv => src!("short_conv.wgsl", "short_conv", ShortConvParams),
+            KernelId::ConvStateUpdate => src!("conv_state_update.wgsl", "conv_state_update", ShortConvParams),
+            KernelId::ShortConvUpdate => src!("short_conv_update.wgsl", "short_conv_update", ShortConvParams),
+            KernelId::AddRmsNorm => src!("add_rmsnorm.wgsl", "add_rmsnorm", AddRmsNormParams),
         }
     }
 }

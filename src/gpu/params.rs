@@ -67,6 +67,18 @@ gpu_params!(AttentionDecodeParams {
     flags: u32,
     eps: f32,
 });
+gpu_params!(
+    /// The short-conv kernels (`short_conv*.wgsl`, `conv_state_update.wgsl`); flags: `conv::BIAS`.
+    ShortConvParams { dim: u32, kernel: u32, flags: u32, pad0: u32 }
+);
+gpu_params!(AddRmsNormParams { dim: u32, eps: f32, add_unit: u32, pad0: u32 });
+
+/// Flag bits of the short-conv kernels.
+pub mod conv {
+    pub const BIAS: u32 = 1;
+    /// Longest kernel L the state-carrying kernel keeps in registers.
+    pub const MAX_KERNEL: usize = 8;
+}
 
 /// Flag bits of `matvec_fused_int4.wgsl`.
 pub mod fused {

@@ -340,6 +340,40 @@ pub fn select_one(graph: &Graph, index: usize, op: &Op, max_tokens: usize) -> Re
             let grid = Grid { x: Dim::Fixed(s.n_heads as u32), y: Dim::Fixed(1) };
             DispatchSpec { flags, ..spec(KernelId::AttentionDecode, bytes(p), b, grid) }
         }
+        Op::ShortConv(ref c) => {
+            let p = conv_params(graph, c.attrs, c.bcx, c.bias.is_some()).map_err(err)?;
+            if w(c.out) != c.attrs.dim || c.attrs.kernel > params::conv::MAX_KERNEL {
+                return Err(err(format!("output width {} / kernel {} unsupported", w(c.out), c.attrs.kernel)));
+            }
+            let b = vec![
+                Bind::Tensor(c.bcx),
+                Bind::Tensor(c.weight),
+                c.bias.map_or(Bind::Dummy, Bind::Tensor),
+                Bind::Tensor(c.state),
+                Bind::Tensor(c.out),
+            ];
+            if c.update_state {
+                let grid = Grid { x: Dim::Fixed(ceil(c.attrs.dim, 256)), y: Dim::Fixed(1) };
+                spec(KernelId::ShortConvUpdate, bytes(p), b, grid)
+            } else {
+                spec(KernelId::ShortConv, bytes(p), b, tokens_grid(c.attrs.dim))
+            }
+        }
+        Op::ConvStateUpdate { bcx, state, attrs } => {
+            let p = conv_params(graph, attrs, bcx, false).map_err(err)?;
+            let grid = Grid { x: Dim::Fixed(ceil(attrs.dim, 256)), y: Dim::Fixed(1) };
+            spec(KernelId::ConvStateUpdate, bytes(p), vec![Bind::Tensor(bcx), Bind::Tensor(state)], grid)
+        }
+        Op::AddRmsNorm { a, b, weight, sum, out, eps, add_unit } => {
+            let dim = w(out);
+            if w(a) != dim || w(b) != dim || w(sum) != dim {
+                return Err(err(format!("widths {} + {} -> {} / {dim} differ", w(a), w(b), w(sum))));
+            }
+            let p = params::AddRmsNormParams { dim: dim as u32, eps, add_unit: add_unit as u32, pad0: 0 };
+            let grid = Grid { x: Dim::TOKENS, y: Dim::Fixed(1) };
+            let b = [a, b, weight, sum, out].map(Bind::Tensor).to_vec();
+            spec(KernelId::AddRmsNorm, bytes(p), b, grid)
+        }
         Op::Argmax { logits, out, last_row } => {
             let p = params::ArgmaxParams {
                 n: w(logits) as u32,
@@ -383,4 +417,18 @@ fn int4_matvec(
     let y = if last_row { Dim::Fixed(1) } else { FUSED_ROW_BLOCKS };
     let grid = Grid { x: Dim::Fixed((n as u32).div_ceil(FUSED_COLS)), y };
     DispatchSpec { kernel: KernelId::MatvecInt4, op_index: index, params: bytes(p), bindings: b, grid, flags }
+}
+
+/// Uniforms of the short-conv kernels, after checking `bcx` rows are [B | C | x].
+fn conv_params(
+    graph: &Graph,
+    a: super::ir::ConvAttrs,
+    bcx: TensorId,
+    bias: bool,
+) -> Result<params::ShortConvParams, String> {
+    if graph.width(bcx) != 3 * a.dim || a.kernel < 2 {
+        return Err(format!("bcx width {} is not 3 x {} or kernel {} < 2", graph.width(bcx), a.dim, a.kernel));
+    }
+    let flags = if bias { params::conv::BIAS } else { 0 };
+    Ok(params::ShortConvParams { dim: a.dim as u32, kernel: a.kernel as u32, flags, pad0: 0 })
 }

@@ -126,6 +126,35 @@ pub enum Op {
     FusedMatvec(FusedMatvec),
     /// Decode attention fused with q/k norms, rope and the KV append.
     AttentionDecode(AttentionDecode),
+    /// LFM2 short convolution: `out = C * conv(B * x)` over `bcx` rows [B | C | x],
+    /// the window's first L-1 rows coming from the rolling `state`.
+    ShortConv(ShortConv),
+    /// Shifts this step's B*x rows into the rolling conv `state` [L-1, dim].
+    ConvStateUpdate { bcx: TensorId, state: TensorId, attrs: ConvAttrs },
+    /// `sum = a + b; out = RMSNorm(sum)` (one row of `dim` per token): the
+    /// residual add fused with the next norm, writing both.
+    AddRmsNorm { a: TensorId, b: TensorId, weight: TensorId, sum: TensorId, out: TensorId, eps: f32, add_unit: bool },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct ConvAttrs {
+    /// Channels (hidden size); `bcx` rows are 3 * dim wide.
+    pub dim: usize,
+    /// Kernel length L (the state keeps L - 1 rows).
+    pub kernel: usize,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ShortConv {
+    pub bcx: TensorId,
+    /// Depthwise weights [dim, L].
+    pub weight: TensorId,
+    pub bias: Option<TensorId>,
+    pub state: TensorId,
+    pub out: TensorId,
+    pub attrs: ConvAttrs,
+    /// Also writes the shifted state (the `short_conv_state` fusion).
+    pub update_state: bool,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -226,6 +255,9 @@ impl Op {
                 }
                 r
             }
+            Op::ShortConv(c) => [Some(c.bcx), Some(c.weight), c.bias, Some(c.state)].into_iter().flatten().collect(),
+            Op::ConvStateUpdate { bcx, state, .. } => vec![*bcx, *state],
+            Op::AddRmsNorm { a, b, weight, .. } => vec![*a, *b, *weight],
         }
     }
 
@@ -245,6 +277,10 @@ impl Op {
                 _ => f.mats.iter().map(|m| m.out).collect(),
             },
             Op::AttentionDecode(a) => vec![a.k_cache, a.v_cache, a.out],
+            Op::ShortConv(c) if c.update_state => vec![c.out, c.state],
+            Op::ShortConv(c) => vec![c.out],
+            Op::ConvStateUpdate { state, .. } => vec![*state],
+            Op::AddRmsNorm { sum, out, .. } => vec![*sum, *out],
         }
     }
 
@@ -261,6 +297,9 @@ impl Op {
             Op::Argmax { .. } => "argmax",
             Op::FusedMatvec(_) => "fused_matvec",
             Op::AttentionDecode(_) => "attention_decode",
+            Op::ShortConv(_) => "short_conv",
+            Op::ConvStateUpdate { .. } => "conv_state_update",
+            Op::AddRmsNorm { .. } => "add_rmsnorm",
         }
     }
 }

@@ -2,6 +2,7 @@
 //! its config.json names, its weight names, and a graph builder.
 
 pub mod decoder;
+pub mod lfm2;
 pub mod llama;
 pub mod rope;
 
@@ -13,6 +14,7 @@ pub const TEXT_ARCHITECTURES: &[(&str, ArchLoader)] = &[
     ("MistralForCausalLM", llama::arch::load),
     ("Qwen2ForCausalLM", llama::arch::load),
     ("Qwen3ForCausalLM", llama::arch::load),
+    ("Lfm2ForCausalLM", lfm2::arch::load),
 ];
 
 #[derive(serde::Deserialize)]
