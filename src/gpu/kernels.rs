@@ -23,6 +23,7 @@ pub enum KernelId {
     Copy,
     MatvecFusedInt4,
     AttentionDecode,
+    AttentionRows,
 }
 
 /// Where a kernel's code lives and which uniform layout it declares.
@@ -68,6 +69,7 @@ impl KernelId {
         KernelId::Copy,
         KernelId::MatvecFusedInt4,
         KernelId::AttentionDecode,
+        KernelId::AttentionRows,
     ];
 
     pub fn source(self) -> KernelSource {
@@ -89,6 +91,7 @@ impl KernelId {
             KernelId::Copy => src!("copy.wgsl", "copy", CopyParams),
             KernelId::MatvecFusedInt4 => src!("matvec_fused_int4.wgsl", "matvec_fused_int4", FusedMatvecParams),
             KernelId::AttentionDecode => src!("attention_decode.wgsl", "attention_decode", AttentionDecodeParams),
+            KernelId::AttentionRows => src!("attention_decode.wgsl", "attention_rows", AttentionDecodeParams),
         }
     }
 }

@@ -323,28 +323,31 @@ fn token_logprob(logits: &[f32], id: u32, top: usize) -> TokenLogprob {
     TokenLogprob { logprob, top }
 }
 
-/// Prefills one token at a time so each prompt token's logprob can be read
-/// (the logits after token i score token i + 1). Slow, and only for echo +
-/// logprobs; an all-rows-logits prefill in the engine would make it one call.
+/// Prefills the next budget's worth of prompt with logits for every token (one all-logits prefill), so
+/// each prompt token's logprob can be read: the logits after token i score token i + 1.
 fn prefill_scoring(
     backend: &mut dyn TextBackend,
     slot: Slot,
     a: &mut Active,
     budget: &mut usize,
 ) -> Result<(), WorkerError> {
-    let engine = |e: super::backend::BackendError| WorkerError::Engine(e.to_string());
     if a.prefilled == 0 {
         a.prompt_logprobs.push(None);
     }
-    while *budget > 0 && !a.prefill_done() {
-        let token = a.req.prompt[a.prefilled];
-        backend.prefill(slot, &[token]).map_err(engine)?;
-        a.prefilled += 1;
-        a.len += 1;
-        *budget -= 1;
-        if let Some(&next) = a.req.prompt.get(a.prefilled) {
-            let logits = backend.logits(slot).map_err(engine)?;
-            a.prompt_logprobs.push(Some(token_logprob(&logits, next, a.req.logprobs.unwrap_or(0))));
+    let (start, take) = (a.prefilled, (*budget).min(a.req.prompt.len() - a.prefilled));
+    if take == 0 {
+        return Ok(());
+    }
+    let logits = backend
+        .prefill_all_logits(slot, &a.req.prompt[start..start + take])
+        .map_err(|e| WorkerError::Engine(e.to_string()))?;
+    a.prefilled += take;
+    a.len += take;
+    *budget -= take;
+    let vocab = logits.len() / take;
+    for (i, row) in logits.chunks_exact(vocab).enumerate() {
+        if let Some(&next) = a.req.prompt.get(start + i + 1) {
+            a.prompt_logprobs.push(Some(token_logprob(row, next, a.req.logprobs.unwrap_or(0))));
         }
     }
     Ok(())
