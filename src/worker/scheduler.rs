@@ -71,6 +71,8 @@ impl Scheduler {
         let slots = (0..backend.max_slots()).map(|_| None).collect();
         metrics.slots.with_label_values(&[&model]).set(backend.max_slots() as i64);
         metrics.active_slots.with_label_values(&[&model]).set(0);
+        metrics.batch_rows.with_label_values(&[&model]).set(0);
+        let _ = metrics.batch_rows_per_step.with_label_values(&[&model]);
         // Create the per-model series now so /metrics lists them before the first request.
         let _ = metrics.time_to_first_token.with_label_values(&[&model]);
         metrics.generated_tokens.with_label_values(&[&model]).inc_by(0);
@@ -114,6 +116,7 @@ impl Scheduler {
     pub fn mark_idle(&self) {
         self.metrics.tokens_per_second.with_label_values(&[&self.model]).set(0.0);
         self.metrics.active_slots.with_label_values(&[&self.model]).set(0);
+        self.metrics.batch_rows.with_label_values(&[&self.model]).set(0);
     }
 
     fn drop_cancelled(&mut self) {
@@ -208,6 +211,8 @@ impl Scheduler {
         if batch.is_empty() {
             return 0;
         }
+        self.metrics.batch_rows.with_label_values(&[&self.model]).set(batch.len() as i64);
+        self.metrics.batch_rows_per_step.with_label_values(&[&self.model]).observe(batch.len() as f64);
         if let Err(e) = self.backend.decode(&batch) {
             let err = WorkerError::Engine(e.to_string());
             for &(slot, _) in &batch {
