@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::bench::{bandwidth, decode, matvec};
+use crate::bench::{bandwidth, batched, decode, matvec};
 use crate::gpu::{Gpu, GpuOptions};
 use crate::weights::WeightFormat;
 
@@ -21,6 +21,9 @@ pub struct BenchArgs {
     /// Skip the kernel sweeps (bandwidth, matvec).
     #[arg(long)]
     pub models_only: bool,
+    /// Rows (sequences decoded together) for the batched decode measurement; empty skips it.
+    #[arg(long, value_delimiter = ',', default_value = "1,8,32")]
+    pub batch_rows: Vec<usize>,
     /// Write all results as JSON here too.
     #[arg(long)]
     pub json: Option<PathBuf>,
@@ -74,6 +77,32 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         }
     }
     report.insert("models".into(), models.into());
+    let mut batches = Vec::new();
+    if !args.batch_rows.is_empty() {
+        println!("\nbatched decode (all rows in one step; aggregate tok/s):");
+        println!(
+            "{:>16} {:>8} {:>5} {:>12} {:>12} {:>9} {:>6}",
+            "model", "format", "rows", "b2b tok/s", "loop tok/s", "step ms", "disp"
+        );
+    }
+    for cfg in args.configs.iter().filter(|_| !args.batch_rows.is_empty()) {
+        for format in [WeightFormat::Int4 { group: 32 }, WeightFormat::F32] {
+            for r in batched::run(&gpu, cfg, format, &args.batch_rows, args.tokens)? {
+                println!(
+                    "{:>16} {:>8} {:>5} {:>12.0} {:>12.0} {:>9.3} {:>6}",
+                    r.model,
+                    if r.format.starts_with("Int4") { "int4" } else { "f32" },
+                    r.rows,
+                    r.aggregate_tokens_per_s,
+                    r.loop_tokens_per_s,
+                    r.step_ms,
+                    r.dispatches_per_step
+                );
+                batches.push(serde_json::to_value(&r)?);
+            }
+        }
+    }
+    report.insert("batched_decode".into(), batches.into());
     report.insert("adapter".into(), serde_json::to_value(&gpu.caps)?);
     if let Some(p) = args.json {
         std::fs::write(p, serde_json::to_string_pretty(&report)?)?;

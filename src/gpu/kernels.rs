@@ -27,6 +27,7 @@ pub enum KernelId {
     ConvStateUpdate,
     ShortConvUpdate,
     AddRmsNorm,
+    AttentionRows,
 }
 
 /// Where a kernel's code lives and which uniform layout it declares.
@@ -104,6 +105,7 @@ impl KernelId {
         KernelId::ConvStateUpdate,
         KernelId::ShortConvUpdate,
         KernelId::AddRmsNorm,
+        KernelId::AttentionRows,
     ];
 
     pub fn source(self) -> KernelSource {
@@ -129,6 +131,7 @@ impl KernelId {
             KernelId::ConvStateUpdate => src!("conv_state_update.wgsl", "conv_state_update", ShortConvParams),
             KernelId::ShortConvUpdate => src!("short_conv_update.wgsl", "short_conv_update", ShortConvParams),
             KernelId::AddRmsNorm => src!("add_rmsnorm.wgsl", "add_rmsnorm", AddRmsNormParams),
+            KernelId::AttentionRows => src!("attention_decode.wgsl", "attention_rows", AttentionDecodeParams),
         }
     }
 }

@@ -23,6 +23,8 @@ pub mod flags {
     pub const BIAS: u32 = 1;
     /// Read only the last input row (`step.n_tokens - 1`) and write output row 0.
     pub const LAST_ROW: u32 = 2;
+    /// Argmax only: one token per logits row (batched decode), row = workgroup y.
+    pub const PER_ROW: u32 = 4;
 }
 
 gpu_params!(

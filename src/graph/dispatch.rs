@@ -71,6 +71,31 @@ fn bytes<T: bytemuck::Pod>(v: T) -> Vec<u8> {
     bytemuck::bytes_of(&v).to_vec()
 }
 
+/// How many activation rows a matmul of a plan reads per step, as far as kernel choice goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MatmulRows {
+    /// Single-sequence decode: the K-parallel matvec kernels.
+    One,
+    /// Batched decode (one row per active sequence, at most a few dozen): today the tiled matmul kernels,
+    /// which read every weight once per step for all rows. A multi-row INT4 matvec kernel belongs here:
+    /// select it for this class in the `Op::MatMul` arm (and in the fused-matvec passes, which are skipped
+    /// for batched graphs today).
+    Few,
+    /// Prefill chunks.
+    Many,
+}
+
+/// Batched decode plans have at most this many rows; prefill plans are assumed larger.
+pub const MAX_BATCH_ROWS: usize = 64;
+
+pub fn matmul_rows(max_tokens: usize) -> MatmulRows {
+    match max_tokens {
+        1 => MatmulRows::One,
+        n if n <= MAX_BATCH_ROWS => MatmulRows::Few,
+        _ => MatmulRows::Many,
+    }
+}
+
 /// Chooses a kernel for every op. `max_tokens == 1` means a decode plan, where
 /// matmuls use the K-parallel matvec kernels.
 pub fn select(graph: &Graph, max_tokens: usize) -> Result<Vec<DispatchSpec>, SelectError> {
@@ -139,7 +164,7 @@ pub fn select_one(graph: &Graph, index: usize, op: &Op, max_tokens: usize) -> Re
         }
         Op::MatMul { x, w: wt, bias, out, last_row } => {
             let (k, n) = (w(x), w(out));
-            let matvec = last_row || max_tokens == 1;
+            let matvec = last_row || matmul_rows(max_tokens) == MatmulRows::One;
             let mut fl = if bias.is_some() { flags::BIAS } else { 0 };
             if last_row {
                 fl |= flags::LAST_ROW;
@@ -298,7 +323,7 @@ pub fn select_one(graph: &Graph, index: usize, op: &Op, max_tokens: usize) -> Re
             p.flags |= (f.mats.len() as u32) << 8;
             DispatchSpec { flags: p.flags, ..spec(KernelId::MatvecFusedInt4, bytes(p), b, grid) }
         }
-        Op::AttentionDecode(ref a) => {
+        Op::AttentionDecode(ref a) | Op::AttentionRows { attn: ref a, .. } => {
             let s = a.attrs;
             if s.head_dim > 256 || s.n_heads % s.n_kv_heads != 0 || a.rope.rotary_dim > s.head_dim {
                 return Err(err(format!(
@@ -326,7 +351,7 @@ pub fn select_one(graph: &Graph, index: usize, op: &Op, max_tokens: usize) -> Re
                 flags,
                 eps,
             };
-            let b = vec![
+            let mut b = vec![
                 Bind::Tensor(a.q),
                 Bind::Tensor(a.k),
                 Bind::Tensor(a.v),
@@ -337,8 +362,15 @@ pub fn select_one(graph: &Graph, index: usize, op: &Op, max_tokens: usize) -> Re
                 Bind::Tensor(a.v_cache),
                 Bind::Tensor(a.out),
             ];
-            let grid = Grid { x: Dim::Fixed(s.n_heads as u32), y: Dim::Fixed(1) };
-            DispatchSpec { flags, ..spec(KernelId::AttentionDecode, bytes(p), b, grid) }
+            let (kernel, y) = match *op {
+                Op::AttentionRows { rows, .. } => {
+                    b.push(Bind::Tensor(rows));
+                    (KernelId::AttentionRows, Dim::TOKENS)
+                }
+                _ => (KernelId::AttentionDecode, Dim::Fixed(1)),
+            };
+            let grid = Grid { x: Dim::Fixed(s.n_heads as u32), y };
+            DispatchSpec { flags, ..spec(kernel, bytes(p), b, grid) }
         }
         Op::ShortConv(ref c) => {
             let p = conv_params(graph, c.attrs, c.bcx, c.bias.is_some()).map_err(err)?;
@@ -375,12 +407,17 @@ pub fn select_one(graph: &Graph, index: usize, op: &Op, max_tokens: usize) -> Re
             spec(KernelId::AddRmsNorm, bytes(p), b, grid)
         }
         Op::Argmax { logits, out, last_row } => {
-            let p = params::ArgmaxParams {
-                n: w(logits) as u32,
-                flags: if last_row { flags::LAST_ROW } else { 0 },
-                ..Default::default()
+            // Logits with a row per token and no `last_row`: batched decode, a token per row.
+            let per_row = !last_row && rows_of(graph, logits) == Rows::Tokens;
+            let fl = if last_row {
+                flags::LAST_ROW
+            } else if per_row {
+                flags::PER_ROW
+            } else {
+                0
             };
-            let grid = Grid { x: Dim::Fixed(1), y: Dim::Fixed(1) };
+            let p = params::ArgmaxParams { n: w(logits) as u32, flags: fl, ..Default::default() };
+            let grid = Grid { x: Dim::Fixed(1), y: if per_row { Dim::TOKENS } else { Dim::Fixed(1) } };
             spec(KernelId::Argmax, bytes(p), vec![Bind::Tensor(logits), Bind::Tensor(out)], grid)
         }
     })

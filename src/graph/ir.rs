@@ -119,13 +119,18 @@ pub enum Op {
     SwiGlu { gate: TensorId, up: TensorId, out: TensorId },
     /// `out = a + b`.
     Add { a: TensorId, b: TensorId, out: TensorId },
-    /// Greedy token from one row of logits into `out[0]`.
+    /// Greedy token from one row of logits into `out[0]`; with `last_row`, the step's last row. Logits with
+    /// one row per token and `last_row == false` (batched decode) give one token per row: `out[r]`.
     Argmax { logits: TensorId, out: TensorId, last_row: bool },
     /// Decode matvec over 1-3 INT4 matrices sharing `x`, with an optional
     /// RMSNorm prologue and a residual or SwiGLU epilogue (fusion passes).
     FusedMatvec(FusedMatvec),
     /// Decode attention fused with q/k norms, rope and the KV append.
     AttentionDecode(AttentionDecode),
+    /// Batched decode attention: `AttentionDecode` for every activation row, row r being the new token of
+    /// the sequence in KV slot `rows[2r]` at position `rows[2r + 1]`; the caches hold one
+    /// [n_kv_heads, max_seq, head_dim] region per slot.
+    AttentionRows { attn: AttentionDecode, rows: TensorId },
     /// LFM2 short convolution: `out = C * conv(B * x)` over `bcx` rows [B | C | x],
     /// the window's first L-1 rows coming from the rolling `state`.
     ShortConv(ShortConv),
@@ -248,10 +253,13 @@ impl Op {
                 }
                 r
             }
-            Op::AttentionDecode(a) => {
+            Op::AttentionDecode(a) | Op::AttentionRows { attn: a, .. } => {
                 let mut r = vec![a.q, a.k, a.v, a.cos_sin, a.k_cache, a.v_cache];
                 if let Some((qn, kn, _)) = a.qk_norm {
                     r.extend([qn, kn]);
+                }
+                if let Op::AttentionRows { rows, .. } = self {
+                    r.push(*rows);
                 }
                 r
             }
@@ -276,7 +284,7 @@ impl Op {
                 Epilogue::SwiGlu { out } => vec![out],
                 _ => f.mats.iter().map(|m| m.out).collect(),
             },
-            Op::AttentionDecode(a) => vec![a.k_cache, a.v_cache, a.out],
+            Op::AttentionDecode(a) | Op::AttentionRows { attn: a, .. } => vec![a.k_cache, a.v_cache, a.out],
             Op::ShortConv(c) if c.update_state => vec![c.out, c.state],
             Op::ShortConv(c) => vec![c.out],
             Op::ConvStateUpdate { state, .. } => vec![*state],
@@ -300,6 +308,7 @@ impl Op {
             Op::ShortConv(_) => "short_conv",
             Op::ConvStateUpdate { .. } => "conv_state_update",
             Op::AddRmsNorm { .. } => "add_rmsnorm",
+            Op::AttentionRows { .. } => "attention_rows",
         }
     }
 }

@@ -58,6 +58,8 @@ pub enum ModelError {
     Gpu(#[from] crate::gpu::GpuError),
     #[error(transparent)]
     Tokenizer(#[from] crate::text::TokenizerError),
+    #[error("{0} is not supported")]
+    Unsupported(String),
     #[error("the sequence would reach {need} tokens but the context holds {max}")]
     ContextFull { need: usize, max: usize },
 }
