@@ -177,7 +177,9 @@ pub fn select_one(graph: &Graph, index: usize, op: &Op, max_tokens: usize) -> Re
                     (kernel, 0, vec![Bind::Tensor(wt)])
                 }
                 Some(DeviceTensor::Int4 { rows, cols, group, .. }) if *rows == n && *cols == k => {
-                    if matvec {
+                    // The INT4 matvec takes ROWS (4) rows per workgroup, so up to a few row blocks
+                    // (batched decode) it reads the weights fewer times than the tiled matmul costs.
+                    if matvec || max_tokens <= INT4_MATVEC_MAX_ROWS {
                         if rows_of(graph, out) == Rows::One && !last_row {
                             return Err(err("a one-row INT4 matvec output needs last_row".into()));
                         }
@@ -422,6 +424,9 @@ pub fn select_one(graph: &Graph, index: usize, op: &Op, max_tokens: usize) -> Re
         }
     })
 }
+
+/// Batched decode up to this many rows uses the INT4 matvec kernel; more, the tiled matmul.
+const INT4_MATVEC_MAX_ROWS: usize = 8;
 
 /// Columns one workgroup of `matvec_fused_int4.wgsl` computes (GROUPS * CPG there).
 const FUSED_COLS: u32 = 32;
