@@ -23,6 +23,11 @@ pub enum KernelId {
     Copy,
     MatvecFusedInt4,
     AttentionDecode,
+    CausalConv,
+    GatedDelta,
+    RmsNormGated,
+    SigmoidGate,
+    DualRmsNorm,
 }
 
 /// Where a kernel's code lives and which uniform layout it declares.
@@ -68,6 +73,11 @@ impl KernelId {
         KernelId::Copy,
         KernelId::MatvecFusedInt4,
         KernelId::AttentionDecode,
+        KernelId::CausalConv,
+        KernelId::GatedDelta,
+        KernelId::RmsNormGated,
+        KernelId::SigmoidGate,
+        KernelId::DualRmsNorm,
     ];
 
     pub fn source(self) -> KernelSource {
@@ -89,6 +99,11 @@ impl KernelId {
             KernelId::Copy => src!("copy.wgsl", "copy", CopyParams),
             KernelId::MatvecFusedInt4 => src!("matvec_fused_int4.wgsl", "matvec_fused_int4", FusedMatvecParams),
             KernelId::AttentionDecode => src!("attention_decode.wgsl", "attention_decode", AttentionDecodeParams),
+            KernelId::CausalConv => src!("causal_conv.wgsl", "causal_conv", ConvParams),
+            KernelId::GatedDelta => src!("gated_delta.wgsl", "gated_delta", DeltaParams),
+            KernelId::RmsNormGated => src!("rmsnorm_gated.wgsl", "rmsnorm_gated", RmsNormParams),
+            KernelId::SigmoidGate => src!("sigmoid_gate.wgsl", "sigmoid_gate", EltwiseParams),
+            KernelId::DualRmsNorm => src!("dual_rmsnorm.wgsl", "dual_rmsnorm", DualNormParams),
         }
     }
 }

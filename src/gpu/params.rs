@@ -67,6 +67,18 @@ gpu_params!(AttentionDecodeParams {
     flags: u32,
     eps: f32,
 });
+gpu_params!(ConvParams { channels: u32, kernel: u32, pad0: u32, pad1: u32 });
+gpu_params!(DualNormParams {
+    dim: u32,
+    q_rows: u32,
+    k_rows: u32,
+    add_unit: u32,
+    eps: f32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
+});
+gpu_params!(DeltaParams { k_heads: u32, v_heads: u32, dk: u32, dv: u32 });
 
 /// Flag bits of `matvec_fused_int4.wgsl`.
 pub mod fused {

@@ -334,6 +334,11 @@ pub fn select_one(graph: &Graph, index: usize, op: &Op, max_tokens: usize) -> Re
             let grid = Grid { x: Dim::Fixed(s.n_heads as u32), y: Dim::Fixed(1) };
             DispatchSpec { flags, ..spec(KernelId::AttentionDecode, bytes(p), b, grid) }
         }
+        Op::CausalConv(ref c) => return super::hybrid::select_conv(graph, index, c),
+        Op::GatedDelta(ref d) => return super::hybrid::select_delta(graph, index, d),
+        Op::RmsNormGated(ref n) => return super::hybrid::select_norm_gated(graph, index, n),
+        Op::SigmoidGate(ref s) => return super::hybrid::select_sigmoid_gate(graph, index, s),
+        Op::DualRmsNorm(ref n) => return super::hybrid::select_dual_norm(graph, index, n),
         Op::Argmax { logits, out, last_row } => {
             let p = params::ArgmaxParams {
                 n: w(logits) as u32,

@@ -126,6 +126,16 @@ pub enum Op {
     FusedMatvec(FusedMatvec),
     /// Decode attention fused with q/k norms, rope and the KV append.
     AttentionDecode(AttentionDecode),
+    /// Causal depthwise conv1d + SiLU with a rolling state (Gated DeltaNet).
+    CausalConv(super::hybrid::CausalConv),
+    /// Gated delta rule over the step's tokens, per-head state kept on the GPU.
+    GatedDelta(super::hybrid::GatedDelta),
+    /// `rmsnorm(x) * w * silu(z)`.
+    RmsNormGated(super::hybrid::RmsNormGated),
+    /// `x * sigmoid(gate)`.
+    SigmoidGate(super::hybrid::SigmoidGate),
+    /// Per-head q and k RMSNorms in one dispatch (fusion pass).
+    DualRmsNorm(super::hybrid::DualRmsNorm),
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -226,6 +236,11 @@ impl Op {
                 }
                 r
             }
+            Op::CausalConv(c) => c.reads(),
+            Op::GatedDelta(d) => d.reads(),
+            Op::RmsNormGated(n) => vec![n.x, n.z, n.weight],
+            Op::SigmoidGate(s) => vec![s.x, s.gate],
+            Op::DualRmsNorm(n) => vec![n.q, n.q_weight, n.k, n.k_weight],
         }
     }
 
@@ -245,6 +260,11 @@ impl Op {
                 _ => f.mats.iter().map(|m| m.out).collect(),
             },
             Op::AttentionDecode(a) => vec![a.k_cache, a.v_cache, a.out],
+            Op::CausalConv(c) => c.writes(),
+            Op::GatedDelta(d) => d.writes(),
+            Op::RmsNormGated(n) => vec![n.out],
+            Op::SigmoidGate(s) => vec![s.out],
+            Op::DualRmsNorm(n) => vec![n.q_out, n.k_out],
         }
     }
 
@@ -261,6 +281,11 @@ impl Op {
             Op::Argmax { .. } => "argmax",
             Op::FusedMatvec(_) => "fused_matvec",
             Op::AttentionDecode(_) => "attention_decode",
+            Op::CausalConv(_) => "causal_conv",
+            Op::GatedDelta(_) => "gated_delta",
+            Op::RmsNormGated(_) => "rmsnorm_gated",
+            Op::SigmoidGate(_) => "sigmoid_gate",
+            Op::DualRmsNorm(_) => "dual_rmsnorm",
         }
     }
 }

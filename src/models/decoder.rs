@@ -85,5 +85,9 @@ pub trait TextArch: Send + Sync {
 }
 
 /// Loads one family from a transformers config.json and a tensor source.
-pub type ArchLoader =
-    fn(gpu: &Gpu, config_path: &Path, src: &dyn TensorSource, format: WeightFormat) -> Result<Box<dyn TextArch>, ModelError>;
+pub type ArchLoader = fn(
+    gpu: &Gpu,
+    config_path: &Path,
+    src: &dyn TensorSource,
+    format: WeightFormat,
+) -> Result<Box<dyn TextArch>, ModelError>;

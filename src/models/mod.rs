@@ -3,6 +3,7 @@
 
 pub mod decoder;
 pub mod llama;
+pub mod qwen3_5;
 pub mod rope;
 
 pub use decoder::{ArchLoader, TextArch};
@@ -13,6 +14,8 @@ pub const TEXT_ARCHITECTURES: &[(&str, ArchLoader)] = &[
     ("MistralForCausalLM", llama::arch::load),
     ("Qwen2ForCausalLM", llama::arch::load),
     ("Qwen3ForCausalLM", llama::arch::load),
+    ("Qwen3_5ForCausalLM", qwen3_5::arch::load),
+    ("Qwen3_5ForConditionalGeneration", qwen3_5::arch::load),
 ];
 
 #[derive(serde::Deserialize)]

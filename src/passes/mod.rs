@@ -5,6 +5,7 @@
 //! than the device allows per shader stage.
 
 mod attention_decode;
+mod dual_rmsnorm;
 mod norm_matvec;
 mod residual_epilogue;
 mod shared_input_matvec;
@@ -24,6 +25,8 @@ pub struct FusionConfig {
     pub norm_matvec: bool,
     pub swiglu_epilogue: bool,
     pub residual_epilogue: bool,
+    /// Per-head q_norm + k_norm (Qwen3.5's (1 + w) norms) in one dispatch.
+    pub dual_rmsnorm: bool,
     /// Pretend the device allows at most this many storage buffers per stage
     /// (tests the skip path; never raises the real limit).
     pub max_storage_buffers: Option<u32>,
@@ -37,6 +40,7 @@ impl Default for FusionConfig {
             norm_matvec: true,
             swiglu_epilogue: true,
             residual_epilogue: true,
+            dual_rmsnorm: true,
             max_storage_buffers: None,
         }
     }
@@ -50,6 +54,7 @@ impl FusionConfig {
             norm_matvec: false,
             swiglu_epilogue: false,
             residual_epilogue: false,
+            dual_rmsnorm: false,
             max_storage_buffers: None,
         }
     }
@@ -75,8 +80,9 @@ pub fn run(graph: &mut Graph, cfg: &FusionConfig, mut limits: PassLimits) -> Vec
         limits.max_storage_buffers_per_stage = limits.max_storage_buffers_per_stage.min(cap);
     }
     type Pass = fn(&mut Graph, &PassLimits) -> PassReport;
-    let passes: [(bool, Pass); 5] = [
+    let passes: [(bool, Pass); 6] = [
         (cfg.attention_decode, attention_decode::run),
+        (cfg.dual_rmsnorm, dual_rmsnorm::run),
         (cfg.shared_input_matvec, shared_input_matvec::run),
         (cfg.norm_matvec, norm_matvec::run),
         (cfg.swiglu_epilogue, swiglu_epilogue::run),
