@@ -10,7 +10,7 @@ use crate::weights::WeightFormat;
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {
     /// Model configs (config.json of the real models) to run with random weights.
-    #[arg(long, num_args = 1.., default_values = ["config/models/smollm2-135m.json", "config/models/qwen2.5-0.5b.json", "config/models/lfm2-350m.json"])]
+    #[arg(long, num_args = 1.., default_values = ["config/models/smollm2-135m.json", "config/models/qwen2.5-0.5b.json", "config/models/qwen3.5-0.8b.json", "config/models/lfm2-350m.json"])]
     pub configs: Vec<PathBuf>,
     /// Decode steps per model.
     #[arg(long, default_value_t = 256)]

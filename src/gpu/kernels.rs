@@ -28,6 +28,11 @@ pub enum KernelId {
     ShortConvUpdate,
     AddRmsNorm,
     AttentionRows,
+    CausalConv,
+    GatedDelta,
+    RmsNormGated,
+    SigmoidGate,
+    DualRmsNorm,
 }
 
 /// Where a kernel's code lives and which uniform layout it declares.
@@ -106,6 +111,11 @@ impl KernelId {
         KernelId::ShortConvUpdate,
         KernelId::AddRmsNorm,
         KernelId::AttentionRows,
+        KernelId::CausalConv,
+        KernelId::GatedDelta,
+        KernelId::RmsNormGated,
+        KernelId::SigmoidGate,
+        KernelId::DualRmsNorm,
     ];
 
     pub fn source(self) -> KernelSource {
@@ -132,6 +142,11 @@ impl KernelId {
             KernelId::ShortConvUpdate => src!("short_conv_update.wgsl", "short_conv_update", ShortConvParams),
             KernelId::AddRmsNorm => src!("add_rmsnorm.wgsl", "add_rmsnorm", AddRmsNormParams),
             KernelId::AttentionRows => src!("attention_decode.wgsl", "attention_rows", AttentionDecodeParams),
+            KernelId::CausalConv => src!("causal_conv.wgsl", "causal_conv", ConvParams),
+            KernelId::GatedDelta => src!("gated_delta.wgsl", "gated_delta", DeltaParams),
+            KernelId::RmsNormGated => src!("rmsnorm_gated.wgsl", "rmsnorm_gated", RmsNormParams),
+            KernelId::SigmoidGate => src!("sigmoid_gate.wgsl", "sigmoid_gate", EltwiseParams),
+            KernelId::DualRmsNorm => src!("dual_rmsnorm.wgsl", "dual_rmsnorm", DualNormParams),
         }
     }
 }

@@ -81,6 +81,18 @@ pub mod conv {
     /// Longest kernel L the state-carrying kernel keeps in registers.
     pub const MAX_KERNEL: usize = 8;
 }
+gpu_params!(ConvParams { channels: u32, kernel: u32, pad0: u32, pad1: u32 });
+gpu_params!(DualNormParams {
+    dim: u32,
+    q_rows: u32,
+    k_rows: u32,
+    add_unit: u32,
+    eps: f32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
+});
+gpu_params!(DeltaParams { k_heads: u32, v_heads: u32, dk: u32, dv: u32 });
 
 /// Flag bits of `matvec_fused_int4.wgsl`.
 pub mod fused {

@@ -408,6 +408,11 @@ pub fn select_one(graph: &Graph, index: usize, op: &Op, max_tokens: usize) -> Re
             let b = [a, b, weight, sum, out].map(Bind::Tensor).to_vec();
             spec(KernelId::AddRmsNorm, bytes(p), b, grid)
         }
+        Op::CausalConv(ref c) => return super::hybrid::select_conv(graph, index, c),
+        Op::GatedDelta(ref d) => return super::hybrid::select_delta(graph, index, d),
+        Op::RmsNormGated(ref n) => return super::hybrid::select_norm_gated(graph, index, n),
+        Op::SigmoidGate(ref s) => return super::hybrid::select_sigmoid_gate(graph, index, s),
+        Op::DualRmsNorm(ref n) => return super::hybrid::select_dual_norm(graph, index, n),
         Op::Argmax { logits, out, last_row } => {
             // Logits with a row per token and no `last_row`: batched decode, a token per row.
             let per_row = !last_row && rows_of(graph, logits) == Rows::Tokens;

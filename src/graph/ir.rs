@@ -127,6 +127,16 @@ pub enum Op {
     FusedMatvec(FusedMatvec),
     /// Decode attention fused with q/k norms, rope and the KV append.
     AttentionDecode(AttentionDecode),
+    /// Causal depthwise conv1d + SiLU with a rolling state (Gated DeltaNet).
+    CausalConv(super::hybrid::CausalConv),
+    /// Gated delta rule over the step's tokens, per-head state kept on the GPU.
+    GatedDelta(super::hybrid::GatedDelta),
+    /// `rmsnorm(x) * w * silu(z)`.
+    RmsNormGated(super::hybrid::RmsNormGated),
+    /// `x * sigmoid(gate)`.
+    SigmoidGate(super::hybrid::SigmoidGate),
+    /// Per-head q and k RMSNorms in one dispatch (fusion pass).
+    DualRmsNorm(super::hybrid::DualRmsNorm),
     /// Batched decode attention: `AttentionDecode` for every activation row, row r being the new token of
     /// the sequence in KV slot `rows[2r]` at position `rows[2r + 1]`; the caches hold one
     /// [n_kv_heads, max_seq, head_dim] region per slot.
@@ -266,6 +276,11 @@ impl Op {
             Op::ShortConv(c) => [Some(c.bcx), Some(c.weight), c.bias, Some(c.state)].into_iter().flatten().collect(),
             Op::ConvStateUpdate { bcx, state, .. } => vec![*bcx, *state],
             Op::AddRmsNorm { a, b, weight, .. } => vec![*a, *b, *weight],
+            Op::CausalConv(c) => c.reads(),
+            Op::GatedDelta(d) => d.reads(),
+            Op::RmsNormGated(n) => vec![n.x, n.z, n.weight],
+            Op::SigmoidGate(s) => vec![s.x, s.gate],
+            Op::DualRmsNorm(n) => vec![n.q, n.q_weight, n.k, n.k_weight],
         }
     }
 
@@ -289,6 +304,11 @@ impl Op {
             Op::ShortConv(c) => vec![c.out],
             Op::ConvStateUpdate { state, .. } => vec![*state],
             Op::AddRmsNorm { sum, out, .. } => vec![*sum, *out],
+            Op::CausalConv(c) => c.writes(),
+            Op::GatedDelta(d) => d.writes(),
+            Op::RmsNormGated(n) => vec![n.out],
+            Op::SigmoidGate(s) => vec![s.out],
+            Op::DualRmsNorm(n) => vec![n.q_out, n.k_out],
         }
     }
 
@@ -309,6 +329,11 @@ impl Op {
             Op::ConvStateUpdate { .. } => "conv_state_update",
             Op::AddRmsNorm { .. } => "add_rmsnorm",
             Op::AttentionRows { .. } => "attention_rows",
+            Op::CausalConv(_) => "causal_conv",
+            Op::GatedDelta(_) => "gated_delta",
+            Op::RmsNormGated(_) => "rmsnorm_gated",
+            Op::SigmoidGate(_) => "sigmoid_gate",
+            Op::DualRmsNorm(_) => "dual_rmsnorm",
         }
     }
 }

@@ -4,6 +4,7 @@
 pub mod decoder;
 pub mod lfm2;
 pub mod llama;
+pub mod qwen3_5;
 pub mod rope;
 
 pub use decoder::{ArchLoader, TextArch};
@@ -15,6 +16,8 @@ pub const TEXT_ARCHITECTURES: &[(&str, ArchLoader)] = &[
     ("Qwen2ForCausalLM", llama::arch::load),
     ("Qwen3ForCausalLM", llama::arch::load),
     ("Lfm2ForCausalLM", lfm2::arch::load),
+    ("Qwen3_5ForCausalLM", qwen3_5::arch::load),
+    ("Qwen3_5ForConditionalGeneration", qwen3_5::arch::load),
 ];
 
 #[derive(serde::Deserialize)]

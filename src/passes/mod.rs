@@ -6,6 +6,7 @@
 
 mod add_rmsnorm;
 mod attention_decode;
+mod dual_rmsnorm;
 mod norm_matvec;
 mod norm_swiglu;
 mod residual_epilogue;
@@ -31,6 +32,8 @@ pub struct FusionConfig {
     pub add_rmsnorm: bool,
     pub residual_epilogue: bool,
     pub short_conv_state: bool,
+    /// Per-head q_norm + k_norm (Qwen3.5's (1 + w) norms) in one dispatch.
+    pub dual_rmsnorm: bool,
     /// Pretend the device allows at most this many storage buffers per stage
     /// (tests the skip path; never raises the real limit).
     pub max_storage_buffers: Option<u32>,
@@ -47,6 +50,7 @@ impl Default for FusionConfig {
             add_rmsnorm: true,
             residual_epilogue: true,
             short_conv_state: true,
+            dual_rmsnorm: true,
             max_storage_buffers: None,
         }
     }
@@ -63,6 +67,7 @@ impl FusionConfig {
             add_rmsnorm: false,
             residual_epilogue: false,
             short_conv_state: false,
+            dual_rmsnorm: false,
             max_storage_buffers: None,
         }
     }
@@ -88,8 +93,9 @@ pub fn run(graph: &mut Graph, cfg: &FusionConfig, mut limits: PassLimits) -> Vec
         limits.max_storage_buffers_per_stage = limits.max_storage_buffers_per_stage.min(cap);
     }
     type Pass = fn(&mut Graph, &PassLimits) -> PassReport;
-    let passes: [(bool, Pass); 8] = [
+    let passes: [(bool, Pass); 9] = [
         (cfg.attention_decode, attention_decode::run),
+        (cfg.dual_rmsnorm, dual_rmsnorm::run),
         (cfg.shared_input_matvec, shared_input_matvec::run),
         (cfg.norm_matvec, norm_matvec::run),
         (cfg.swiglu_epilogue, swiglu_epilogue::run),

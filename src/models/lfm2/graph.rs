@@ -21,7 +21,8 @@ pub fn build_graph(c: &Lfm2Config, w: &Lfm2Weights, io: &GraphIo, mode: Mode) ->
     };
     let tokens = match mode {
         Mode::Decode => g.bound("next_token", io.next_token.clone()),
-        Mode::Prefill { .. } => g.bound("tokens_in", io.tokens_in.clone()),
+        // (BatchedDecode is never asked of this family: supports_batched_decode() is false.)
+        Mode::Prefill { .. } | Mode::BatchedDecode => g.bound("tokens_in", io.tokens_in.clone()),
     };
     let next_token = g.bound("next_token", io.next_token.clone());
     let cos_sin = io.cos_sin.clone().map(|t| g.bound("rope.cos_sin", t));
