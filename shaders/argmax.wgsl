@@ -1,7 +1,8 @@
 // Greedy sampling on the GPU: the index of the largest logit of one row, so a
 // decode step reads back 4 bytes instead of the vocabulary. Ties pick the
 // lowest index, like torch.argmax. Row: 0, or the step's last token with
-// flags & 2 (logits computed for every prompt row).
+// flags & 2 (logits computed for every prompt row). With flags & 4 (batched
+// decode) every row gets its own workgroup (grid y = row) and token[row].
 
 struct Params { n: u32, flags: u32, pad0: u32, pad1: u32 }
 struct Step { n_tokens: u32, pos0: u32, kv_len: u32, pad0: u32 }
@@ -20,11 +21,12 @@ fn better(v: f32, i: u32, bv: f32, bi: u32) -> bool {
     return v > bv || (v == bv && i < bi);
 }
 
-// grid: (1, 1, 1)
+// grid: (1, 1, 1), or (1, rows, 1) with flags & 4
 @compute @workgroup_size(256)
-fn argmax(@builtin(local_invocation_id) lid: vec3<u32>) {
+fn argmax(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wg: vec3<u32>) {
     var row = 0u;
     if ((p.flags & 2u) != 0u) { row = step.n_tokens - 1u; }
+    if ((p.flags & 4u) != 0u) { row = wg.y; }
     let base = row * p.n;
     var bv = -3.4028235e38;
     var bi = 0xffffffffu;
@@ -47,6 +49,8 @@ fn argmax(@builtin(local_invocation_id) lid: vec3<u32>) {
         workgroupBarrier();
     }
     if (lid.x == 0u) {
-        token[0] = min(best_i[0], p.n - 1u);
+        var dst = 0u;
+        if ((p.flags & 4u) != 0u) { dst = row; }
+        token[dst] = min(best_i[0], p.n - 1u);
     }
 }

@@ -106,22 +106,51 @@ fn norm_rope(t: u32, is_q: bool, pos: u32) -> f32 {
 // grid: (n_heads, 1)
 @compute @workgroup_size(256)
 fn attention_decode(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let h = wg.x;
-    let t = lid.x;
+    attend(wg.x, lid.x, 0u, 0u, step.pos0);
+}
+
+// Batched decode: row r (grid y) of q/k/v/out belongs to the sequence in KV
+// slot rows[2r] at position rows[2r + 1]. The caches hold one
+// [n_kv_heads, max_seq, head_dim] region per slot, so every row reads and
+// appends to its own sequence.
+@group(0) @binding(11) var<storage, read> rows: array<u32>;
+var<workgroup> row_slot: u32;
+var<workgroup> row_pos: u32;
+
+// grid: (n_heads, rows)
+@compute @workgroup_size(256)
+fn attention_rows(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    // The grid has exactly the step's rows; the check also keeps the Step binding in the layout.
+    if (wg.y >= step.n_tokens) { return; }
+    if (lid.x == 0u) {
+        row_slot = rows[2u * wg.y];
+        row_pos = rows[2u * wg.y + 1u];
+    }
+    // Loop bounds and barriers depend on the position: load it as a
+    // workgroup-uniform value.
+    let slot = workgroupUniformLoad(&row_slot);
+    let pos = workgroupUniformLoad(&row_pos);
+    attend(wg.x, lid.x, wg.y, slot, pos);
+}
+
+// Head h of activation row `row`, whose sequence lives in cache slot `slot`
+// and whose new token sits at `pos`.
+fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32) {
     let hd = p.head_dim;
-    let pos = step.pos0;
     let kvh = h / (p.n_heads / p.n_kv_heads);
-    if (t < hd) { tmp[t] = q[h * hd + t]; }
+    let qrow = row * p.n_heads * hd;
+    let kvrow = row * p.n_kv_heads * hd;
+    if (t < hd) { tmp[t] = q[qrow + h * hd + t]; }
     workgroupBarrier();
     let qv = norm_rope(t, true, pos);
-    if (t < hd) { qs[t] = qv; tmp[t] = k[kvh * hd + t]; }
+    if (t < hd) { qs[t] = qv; tmp[t] = k[kvrow + kvh * hd + t]; }
     workgroupBarrier();
     let kv = norm_rope(t, false, pos);
     if (t < hd) {
         ks[t] = kv;
-        vs[t] = v[kvh * hd + t];
+        vs[t] = v[kvrow + kvh * hd + t];
     }
-    let cache_base = kvh * p.max_seq * hd;
+    let cache_base = (slot * p.n_kv_heads + kvh) * p.max_seq * hd;
     if (h % (p.n_heads / p.n_kv_heads) == 0u && t < hd && pos < p.max_seq) {
         k_cache[cache_base + pos * hd + t] = kv;
         v_cache[cache_base + pos * hd + t] = vs[t];
@@ -171,5 +200,5 @@ fn attention_decode(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocat
         m = m_new;
         workgroupBarrier();
     }
-    if (t < hd) { out[h * hd + t] = acc / l; }
+    if (t < hd) { out[qrow + h * hd + t] = acc / l; }
 }

@@ -134,14 +134,14 @@ fn logprobs_are_log_softmax_of_the_engine_logits() {
         let mut order: Vec<usize> = (0..row.len()).collect();
         order.sort_by(|&a, &b| row[b].total_cmp(&row[a]));
         let chosen = order[0] as u32;
-        assert_eq!(lp["tokens"][i], r.decode(&[chosen]), "token {i}");
+        assert_eq!(lp["tokens"][i], r.token(chosen), "token {i}");
         let got = lp["token_logprobs"][i].as_f64().unwrap() as f32;
         assert!((got - row[chosen as usize]).abs() < 1e-3, "token {i}: logprob {got} vs {}", row[chosen as usize]);
         let top = lp["top_logprobs"][i].as_object().unwrap();
-        assert!(top.len() <= 4 && top.contains_key(&r.decode(&[chosen])), "{top:?}");
+        assert!(top.len() <= 4 && top.contains_key(&r.token(chosen)), "{top:?}");
         for &id in &order[..3] {
-            if let Some(v) = top.get(&r.decode(&[id as u32])) {
-                assert!((v.as_f64().unwrap() as f32 - row[id]).abs() < 1e-3 || r.decode(&[id as u32]) == "\u{FFFD}");
+            if let Some(v) = top.get(&r.token(id as u32)) {
+                assert!((v.as_f64().unwrap() as f32 - row[id]).abs() < 1e-3 || r.token(id as u32) == "\u{FFFD}");
             }
         }
         let offset = lp["text_offset"][i].as_u64().unwrap() as usize;
@@ -186,7 +186,7 @@ fn echo_returns_and_scores_the_prompt() {
         let row = log_softmax(&logits[(i - 1) * vocab..i * vocab]);
         let got = lp["token_logprobs"][i].as_f64().unwrap() as f32;
         assert!((got - row[prompt[i] as usize]).abs() < 1e-3, "prompt token {i}: {got} vs {}", row[prompt[i] as usize]);
-        assert_eq!(lp["tokens"][i], r.decode(&[prompt[i]]));
+        assert_eq!(lp["tokens"][i], r.token(prompt[i]));
     }
     // Echo then generate, streamed: the prompt comes first, then the greedy text.
     let want = format!("{PROMPT}{}", r.greedy_text(PROMPT, 5));
@@ -196,6 +196,22 @@ fn echo_returns_and_scores_the_prompt() {
     );
     assert_eq!(chunks[0]["choices"][0]["text"], PROMPT);
     assert_eq!(stream_texts(&chunks).0, vec![want]);
+}
+
+/// Special tokens keep their text in logprobs (the completion text drops them, like transformers'
+/// decode with skip_special_tokens).
+#[test]
+fn special_tokens_render_in_logprobs() {
+    let r = Reference::get();
+    let prompt = "<|im_start|>user\nhi<|im_end|>";
+    let ids = r.encode(prompt, false);
+    assert!(ids.contains(&1) && ids.contains(&2), "the fixture tokenizer knows the chat markers: {ids:?}");
+    let v = complete(json!({"model": MODEL, "prompt": prompt, "max_tokens": 0, "echo": true, "logprobs": 0}));
+    let tokens: Vec<&str> =
+        v["choices"][0]["logprobs"]["tokens"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+    assert_eq!(tokens.first(), Some(&"<|im_start|>"), "{tokens:?}");
+    assert_eq!(tokens.last(), Some(&"<|im_end|>"), "{tokens:?}");
+    assert_eq!(tokens.len(), ids.len());
 }
 
 /// (text, char offset where each token's text starts) of a greedy run.

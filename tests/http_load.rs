@@ -28,6 +28,11 @@ fn sixteen_concurrent_streams_match_their_solo_text() {
         prompts().iter().map(|p| stream_texts(&server.stream("/v1/completions", &body(p))).0).collect();
     let r = Reference::get();
     assert_eq!(solo[0], vec![r.decode(&r.greedy(&r.encode(&prompts()[0], true), 12, true))]);
+    let steps = |s: &TestServer, le: &str| {
+        let all = s.metric("gerbil_decode_batch_rows_per_step_count", &[("model", MODEL)]);
+        all - s.metric("gerbil_decode_batch_rows_per_step_bucket", &[("model", MODEL), ("le", le)])
+    };
+    assert_eq!(steps(&server, "1"), 0.0, "one stream at a time decodes one row per step");
     let together: Vec<Vec<String>> = std::thread::scope(|s| {
         let handles: Vec<_> = prompts()
             .into_iter()
@@ -39,6 +44,8 @@ fn sixteen_concurrent_streams_match_their_solo_text() {
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
     assert_eq!(together, solo);
+    // The streams were decoded together: some steps carried many rows.
+    assert!(steps(&server, "4") > 0.0, "no decode step had more than 4 rows:\n{}", server.get("/metrics").1);
     // Distinct prompts really gave distinct outputs (no slot mix-up could hide).
     let distinct: std::collections::HashSet<_> = solo.iter().collect();
     assert_eq!(distinct.len(), 16, "{solo:?}");

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use common::gpu;
 use gerbil::engine::{LoadOptions, Session, SessionOptions, TextModel};
+use gerbil::gpu::KernelId;
 use gerbil::passes::FusionConfig;
 use gerbil::weights::WeightFormat;
 
@@ -33,7 +34,7 @@ fn describe(s: &Session) -> String {
 
 #[test]
 fn decode_dispatch_list_snapshots() {
-    for name in ["llama", "qwen2", "qwen3"] {
+    for name in ["llama", "qwen2", "qwen3", "lfm2"] {
         let m = model(name, FusionConfig::default());
         let s = Session::new(&m, SessionOptions::default()).unwrap();
         let got = describe(&s);
@@ -43,10 +44,21 @@ fn decode_dispatch_list_snapshots() {
         }
         let want = std::fs::read_to_string(&path).unwrap_or_default();
         assert_eq!(got, want, "{name}: decode dispatch list changed (GERBIL_UPDATE_SNAPSHOTS=1 to accept)");
+        // Per layer: q/k/v (or in_proj + short conv), attention, o + residual,
+        // norm + gate/up + SwiGLU, down, add + next norm; plus embed, the
+        // first norm, lm_head, argmax.
         let layers = m.arch.layers();
-        assert_eq!(s.decode_dispatches(), 5 * layers + 3, "{name}: 5 dispatches per layer + embed, lm_head, argmax");
+        assert_eq!(s.decode_dispatches(), 6 * layers + 4, "{name}: default fusion");
+        let opt_in = FusionConfig { norm_matvec: true, ..FusionConfig::default() };
+        let s2 = Session::new(&model(name, opt_in), SessionOptions::default()).unwrap();
+        assert_eq!(s2.decode_dispatches(), 5 * layers + 3, "{name}: with norm_matvec, 5 per layer");
         let unfused = Session::new(&model(name, FusionConfig::none()), SessionOptions::default()).unwrap();
-        eprintln!("{name}: {} dispatches fused, {} unfused", s.decode_dispatches(), unfused.decode_dispatches());
+        eprintln!(
+            "{name}: {} dispatches fused ({} with norm_matvec), {} unfused",
+            s.decode_dispatches(),
+            s2.decode_dispatches(),
+            unfused.decode_dispatches()
+        );
     }
 }
 
@@ -65,9 +77,13 @@ fn run(m: &TextModel) -> (Vec<u32>, Vec<Vec<f32>>) {
 }
 
 fn compare(name: &str, what: &str, fusion: FusionConfig) {
-    let (t0, l0) = run(&model(name, FusionConfig::none()));
+    compare_with(&run(&model(name, FusionConfig::none())), name, what, fusion);
+}
+
+fn compare_with(unfused: &(Vec<u32>, Vec<Vec<f32>>), name: &str, what: &str, fusion: FusionConfig) {
+    let (t0, l0) = unfused;
     let (t1, l1) = run(&model(name, fusion));
-    assert_eq!(t0, t1, "{name} {what}: greedy tokens differ");
+    assert_eq!(*t0, t1, "{name} {what}: greedy tokens differ");
     let d = l0.iter().flatten().zip(l1.iter().flatten()).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
     eprintln!("{name} {what}: max |logit diff| fused vs unfused {d:.2e}");
     assert!(d <= 1e-5, "{name} {what}: logits differ by {d}");
@@ -77,19 +93,44 @@ fn compare(name: &str, what: &str, fusion: FusionConfig) {
 fn each_pass_matches_unfused() {
     let none = FusionConfig::none();
     let shared = FusionConfig { shared_input_matvec: true, ..none };
+    let swiglu = FusionConfig { swiglu_epilogue: true, ..shared };
     let cases = [
         ("attention_decode", FusionConfig { attention_decode: true, ..none }),
         ("shared_input_matvec", shared),
         ("norm_matvec", FusionConfig { norm_matvec: true, ..shared }),
-        ("swiglu_epilogue", FusionConfig { swiglu_epilogue: true, ..shared }),
+        ("swiglu_epilogue", swiglu),
+        ("norm_swiglu", FusionConfig { norm_swiglu: true, ..swiglu }),
+        ("add_rmsnorm", FusionConfig { add_rmsnorm: true, ..none }),
+        ("add_rmsnorm + matvecs", FusionConfig { add_rmsnorm: true, ..shared }),
         ("residual_epilogue", FusionConfig { residual_epilogue: true, ..shared }),
+        ("short_conv_state", FusionConfig { short_conv_state: true, ..none }),
         ("all", FusionConfig::default()),
+        ("all + norm_matvec", FusionConfig { norm_matvec: true, ..FusionConfig::default() }),
     ];
-    for name in ["qwen3", "qwen2", "llama3_rope"] {
+    for name in ["qwen3", "qwen2", "llama3_rope", "lfm2"] {
+        let unfused = run(&model(name, none));
         for (what, cfg) in cases {
-            compare(name, what, cfg);
+            compare_with(&unfused, name, what, cfg);
         }
     }
+}
+
+/// Each new pass really fires on the families it targets.
+#[test]
+fn new_passes_fire() {
+    let count = |name: &str, cfg: FusionConfig, pass: &str| {
+        let s = Session::new(&model(name, cfg), SessionOptions::default()).unwrap();
+        s.pass_reports.iter().find(|r| r.pass == pass).map_or(0, |r| r.fused)
+    };
+    let d = FusionConfig::default();
+    // lfm2 fixture: 4 layers, 2 of them short conv.
+    assert_eq!(count("lfm2", d, "short_conv_state"), 2);
+    assert_eq!(count("lfm2", d, "norm_swiglu"), 4);
+    // add + next norm after every down projection (the last one with the final norm).
+    assert_eq!(count("lfm2", d, "add_rmsnorm"), 4);
+    assert_eq!(count("llama", d, "add_rmsnorm"), 2);
+    // Alone, it takes every residual add: each is followed by a norm (the last by the final norm).
+    assert_eq!(count("llama", FusionConfig { add_rmsnorm: true, ..FusionConfig::none() }, "add_rmsnorm"), 4);
 }
 
 #[test]
@@ -108,13 +149,36 @@ fn passes_skip_when_the_storage_limit_is_low() {
     compare("qwen3", "limit 8", cfg);
 }
 
+#[test]
+fn short_conv_and_add_norm_skip_when_the_storage_limit_is_low() {
+    // 4 storage buffers: the 5-binding fused short conv and add + RMSNorm must be skipped.
+    let cfg = FusionConfig { max_storage_buffers: Some(4), ..FusionConfig::default() };
+    let s = Session::new(&model("lfm2", cfg), SessionOptions::default()).unwrap();
+    for pass in ["short_conv_state", "add_rmsnorm"] {
+        let r = s.pass_reports.iter().find(|r| r.pass == pass).unwrap();
+        assert_eq!(r.fused, 0, "{r:?}");
+        assert!(!r.skipped.is_empty() && r.skipped.iter().all(|e| e.contains("storage buffers")), "{r:?}");
+    }
+    for d in s.decode_plan().dispatch_specs() {
+        assert!(!matches!(d.kernel, KernelId::ShortConvUpdate | KernelId::AddRmsNorm), "{:?} emitted", d.kernel);
+    }
+    drop(s);
+    compare("lfm2", "limit 4", cfg);
+}
+
 /// The dump-graph JSON lists every dispatch, and fusion accounts for every
 /// node the builder made exactly once.
 #[test]
 fn dump_graph_covers_every_builder_node_once() {
-    let m = model("qwen3", FusionConfig::default());
+    for name in ["qwen3", "lfm2"] {
+        dump_graph_covers(name);
+    }
+}
+
+fn dump_graph_covers(name: &str) {
+    let m = model(name, FusionConfig::default());
     let s = Session::new(&m, SessionOptions::default()).unwrap();
-    let unfused = Session::new(&model("qwen3", FusionConfig::none()), SessionOptions::default()).unwrap();
+    let unfused = Session::new(&model(name, FusionConfig::none()), SessionOptions::default()).unwrap();
     let doc = gerbil::cli::dump_graph::describe(s.decode_plan());
     let entries = doc.as_array().unwrap();
     assert_eq!(entries.len(), s.decode_dispatches());

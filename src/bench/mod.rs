@@ -3,6 +3,7 @@
 //! measured in the same run.
 
 pub mod bandwidth;
+pub mod batched;
 pub mod decode;
 pub mod matvec;
 pub mod profile;

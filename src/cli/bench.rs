@@ -3,14 +3,14 @@
 
 use std::path::PathBuf;
 
-use crate::bench::{bandwidth, decode, matvec};
+use crate::bench::{bandwidth, batched, decode, matvec};
 use crate::gpu::{Gpu, GpuOptions};
 use crate::weights::WeightFormat;
 
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {
     /// Model configs (config.json of the real models) to run with random weights.
-    #[arg(long, num_args = 1.., default_values = ["config/models/smollm2-135m.json", "config/models/qwen2.5-0.5b.json"])]
+    #[arg(long, num_args = 1.., default_values = ["config/models/smollm2-135m.json", "config/models/qwen2.5-0.5b.json", "config/models/qwen3.5-0.8b.json", "config/models/lfm2-350m.json"])]
     pub configs: Vec<PathBuf>,
     /// Decode steps per model.
     #[arg(long, default_value_t = 256)]
@@ -21,6 +21,9 @@ pub struct BenchArgs {
     /// Skip the kernel sweeps (bandwidth, matvec).
     #[arg(long)]
     pub models_only: bool,
+    /// Rows (sequences decoded together) for the batched decode measurement; empty skips it.
+    #[arg(long, value_delimiter = ',', default_value = "1,8,32")]
+    pub batch_rows: Vec<usize>,
     /// Write all results as JSON here too.
     #[arg(long)]
     pub json: Option<PathBuf>,
@@ -77,6 +80,32 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         }
     }
     report.insert("models".into(), models.into());
+    let mut batches = Vec::new();
+    if !args.batch_rows.is_empty() {
+        println!("\nbatched decode (all rows in one step; aggregate tok/s):");
+        println!(
+            "{:>16} {:>8} {:>5} {:>12} {:>12} {:>9} {:>6}",
+            "model", "format", "rows", "b2b tok/s", "loop tok/s", "step ms", "disp"
+        );
+    }
+    for cfg in args.configs.iter().filter(|_| !args.batch_rows.is_empty()) {
+        for format in [WeightFormat::Int4 { group: 32 }, WeightFormat::F32] {
+            for r in batched::run(&gpu, cfg, format, &args.batch_rows, args.tokens)? {
+                println!(
+                    "{:>16} {:>8} {:>5} {:>12.0} {:>12.0} {:>9.3} {:>6}",
+                    r.model,
+                    if r.format.starts_with("Int4") { "int4" } else { "f32" },
+                    r.rows,
+                    r.aggregate_tokens_per_s,
+                    r.loop_tokens_per_s,
+                    r.step_ms,
+                    r.dispatches_per_step
+                );
+                batches.push(serde_json::to_value(&r)?);
+            }
+        }
+    }
+    report.insert("batched_decode".into(), batches.into());
     report.insert("adapter".into(), serde_json::to_value(&gpu.caps)?);
     if let Some(p) = args.json {
         std::fs::write(p, serde_json::to_string_pretty(&report)?)?;

@@ -1,5 +1,6 @@
 //! A loaded text model and its sequences: the API the CLI and the GPU worker use.
 
+pub mod batch;
 pub mod session;
 
 use std::path::{Path, PathBuf};
@@ -13,6 +14,7 @@ use crate::passes::FusionConfig;
 use crate::text::TextTokenizer;
 use crate::weights::{Checkpoint, TensorSource, WeightFormat};
 
+pub use batch::BatchedDecoder;
 pub use session::{Session, SessionOptions};
 
 #[derive(Debug, Clone)]

@@ -31,6 +31,12 @@ pub struct Session {
     /// Rows of logits the last step produced.
     last_rows: usize,
     last_was_prefill: bool,
+    /// The last prefill was `prefill_all_logits` (its logits live in `all_prefill`).
+    last_all: bool,
+    /// The all-logits prefill graph of a last-row session, made into a plan on first use (its logits
+    /// buffer holds a chunk of vocab rows, so only sessions that score prompts pay for it).
+    all_graph: Option<(crate::graph::Graph, TensorId)>,
+    all_prefill: Option<(Plan, TensorId)>,
     staging: Vec<wgpu::Buffer>,
     /// What the fusion passes did to the decode graph.
     pub pass_reports: Vec<passes::PassReport>,
@@ -58,6 +64,10 @@ impl Session {
             tracing::debug!(pass = r.pass, fused = r.fused, skipped = ?r.skipped, "fusion pass");
         }
         let (prefill_logits, decode_logits) = (pre.logits, dec.logits);
+        let all_graph = (!opts.all_logits).then(|| {
+            let b = arch.build_graph(&io, Mode::Prefill { all_logits: true });
+            (b.graph, b.logits)
+        });
         let prefill = Plan::new(gpu, pre.graph, PlanOptions { max_tokens: chunk })?;
         let decode = Plan::new(gpu, dec.graph, PlanOptions { max_tokens: 1 })?;
         let staging = (0..3)
@@ -82,6 +92,9 @@ impl Session {
             pos: 0,
             last_rows: 0,
             last_was_prefill: false,
+            last_all: false,
+            all_graph,
+            all_prefill: None,
             staging,
             pass_reports,
         })
@@ -135,7 +148,59 @@ impl Session {
             self.last_rows = if self.all_logits { chunk.len() } else { 1 };
         }
         self.last_was_prefill = true;
+        self.last_all = false;
         Ok(())
+    }
+
+    /// Appends `tokens` like `prefill` and returns the logits after every one of them ([n, vocab]): the
+    /// logits after token i score token i + 1 (prompt logprobs). One all-logits step per chunk.
+    pub fn prefill_all_logits(&mut self, tokens: &[u32]) -> Result<Vec<f32>, ModelError> {
+        self.ensure_room(tokens.len())?;
+        if self.all_logits {
+            let mut out = Vec::with_capacity(tokens.len() * self.vocab);
+            for chunk in tokens.chunks(self.chunk) {
+                self.prefill(chunk)?;
+                out.extend(self.logits()?);
+            }
+            return Ok(out);
+        }
+        if self.all_prefill.is_none() {
+            let (graph, logits) = self.all_graph.take().expect("a last-row session keeps its all-logits graph");
+            let plan = Plan::new(self.prefill.gpu(), graph, PlanOptions { max_tokens: self.chunk })?;
+            self.all_prefill = Some((plan, logits));
+        }
+        let gpu = self.prefill_gpu();
+        let (plan, logits) = self.all_prefill.as_ref().expect("built above");
+        let mut out = Vec::with_capacity(tokens.len() * self.vocab);
+        for chunk in tokens.chunks(self.chunk) {
+            gpu.queue.write_buffer(tensor_buf(&self.io.tokens_in), 0, bytemuck::cast_slice(chunk));
+            plan.run(chunk.len(), self.pos);
+            self.pos += chunk.len();
+            out.extend(plan.read_f32(*logits, chunk.len() * self.vocab)?);
+            self.last_rows = chunk.len();
+        }
+        self.last_was_prefill = true;
+        self.last_all = true;
+        Ok(out)
+    }
+
+    /// The sequence's buffers (KV caches, token ids).
+    pub fn io(&self) -> &GraphIo {
+        &self.io
+    }
+
+    /// Where the last step's final row of logits lives: buffer and byte offset (copied out by the batched
+    /// decoder, whose prefills run in a session).
+    pub fn last_logits_row(&self) -> (&wgpu::Buffer, u64) {
+        let (plan, t) = if self.last_was_prefill {
+            match (&self.all_prefill, self.last_all) {
+                (Some((p, t)), true) => (p, *t),
+                _ => (&self.prefill, self.prefill_logits),
+            }
+        } else {
+            (&self.decode, self.decode_logits)
+        };
+        (plan.buffer(t), (self.last_rows.max(1) - 1) as u64 * self.vocab as u64 * 4)
     }
 
     fn prefill_gpu(&self) -> Arc<crate::gpu::Gpu> {
@@ -154,6 +219,7 @@ impl Session {
         self.pos += 1;
         self.last_rows = 1;
         self.last_was_prefill = false;
+        self.last_all = false;
         Ok(())
     }
 
@@ -165,7 +231,10 @@ impl Session {
     /// Logits of the last step: [rows, vocab] (rows > 1 only after an all-logits prefill).
     pub fn logits(&self) -> Result<Vec<f32>, ModelError> {
         let (plan, t) = if self.last_was_prefill {
-            (&self.prefill, self.prefill_logits)
+            match (&self.all_prefill, self.last_all) {
+                (Some((p, t)), true) => (p, *t),
+                _ => (&self.prefill, self.prefill_logits),
+            }
         } else {
             (&self.decode, self.decode_logits)
         };

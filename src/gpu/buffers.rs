@@ -58,6 +58,11 @@ impl Gpu {
 
     /// Copies `bytes` bytes from the start of `buf` back to the host (blocking).
     pub fn read_bytes(&self, buf: &wgpu::Buffer, bytes: u64) -> Result<Vec<u8>, GpuError> {
+        self.read_bytes_at(buf, 0, bytes)
+    }
+
+    /// Copies `bytes` bytes starting at byte `offset` (a multiple of 4) of `buf` back to the host (blocking).
+    pub fn read_bytes_at(&self, buf: &wgpu::Buffer, offset: u64, bytes: u64) -> Result<Vec<u8>, GpuError> {
         let bytes = bytes.next_multiple_of(4);
         let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("readback"),
@@ -66,7 +71,7 @@ impl Gpu {
             mapped_at_creation: false,
         });
         let mut enc = self.device.create_command_encoder(&Default::default());
-        enc.copy_buffer_to_buffer(buf, 0, &staging, 0, bytes);
+        enc.copy_buffer_to_buffer(buf, offset, &staging, 0, bytes);
         self.queue.submit([enc.finish()]);
         self.map_read(&staging, bytes)
     }

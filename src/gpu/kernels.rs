@@ -23,6 +23,16 @@ pub enum KernelId {
     Copy,
     MatvecFusedInt4,
     AttentionDecode,
+    ShortConv,
+    ConvStateUpdate,
+    ShortConvUpdate,
+    AddRmsNorm,
+    AttentionRows,
+    CausalConv,
+    GatedDelta,
+    RmsNormGated,
+    SigmoidGate,
+    DualRmsNorm,
 }
 
 /// Where a kernel's code lives and which uniform layout it declares.
@@ -96,6 +106,16 @@ impl KernelId {
         KernelId::Copy,
         KernelId::MatvecFusedInt4,
         KernelId::AttentionDecode,
+        KernelId::ShortConv,
+        KernelId::ConvStateUpdate,
+        KernelId::ShortConvUpdate,
+        KernelId::AddRmsNorm,
+        KernelId::AttentionRows,
+        KernelId::CausalConv,
+        KernelId::GatedDelta,
+        KernelId::RmsNormGated,
+        KernelId::SigmoidGate,
+        KernelId::DualRmsNorm,
     ];
 
     pub fn source(self) -> KernelSource {
@@ -117,6 +137,16 @@ impl KernelId {
             KernelId::Copy => src!("copy.wgsl", "copy", CopyParams),
             KernelId::MatvecFusedInt4 => src!("matvec_fused_int4.wgsl", "matvec_fused_int4", FusedMatvecParams),
             KernelId::AttentionDecode => src!("attention_decode.wgsl", "attention_decode", AttentionDecodeParams),
+            KernelId::ShortConv => src!("short_conv.wgsl", "short_conv", ShortConvParams),
+            KernelId::ConvStateUpdate => src!("conv_state_update.wgsl", "conv_state_update", ShortConvParams),
+            KernelId::ShortConvUpdate => src!("short_conv_update.wgsl", "short_conv_update", ShortConvParams),
+            KernelId::AddRmsNorm => src!("add_rmsnorm.wgsl", "add_rmsnorm", AddRmsNormParams),
+            KernelId::AttentionRows => src!("attention_decode.wgsl", "attention_rows", AttentionDecodeParams),
+            KernelId::CausalConv => src!("causal_conv.wgsl", "causal_conv", ConvParams),
+            KernelId::GatedDelta => src!("gated_delta.wgsl", "gated_delta", DeltaParams),
+            KernelId::RmsNormGated => src!("rmsnorm_gated.wgsl", "rmsnorm_gated", RmsNormParams),
+            KernelId::SigmoidGate => src!("sigmoid_gate.wgsl", "sigmoid_gate", EltwiseParams),
+            KernelId::DualRmsNorm => src!("dual_rmsnorm.wgsl", "dual_rmsnorm", DualNormParams),
         }
     }
 }

@@ -23,6 +23,8 @@ pub mod flags {
     pub const BIAS: u32 = 1;
     /// Read only the last input row (`step.n_tokens - 1`) and write output row 0.
     pub const LAST_ROW: u32 = 2;
+    /// Argmax only: one token per logits row (batched decode), row = workgroup y.
+    pub const PER_ROW: u32 = 4;
 }
 
 gpu_params!(
@@ -67,6 +69,30 @@ gpu_params!(AttentionDecodeParams {
     flags: u32,
     eps: f32,
 });
+gpu_params!(
+    /// The short-conv kernels (`short_conv*.wgsl`, `conv_state_update.wgsl`); flags: `conv::BIAS`.
+    ShortConvParams { dim: u32, kernel: u32, flags: u32, pad0: u32 }
+);
+gpu_params!(AddRmsNormParams { dim: u32, eps: f32, add_unit: u32, pad0: u32 });
+
+/// Flag bits of the short-conv kernels.
+pub mod conv {
+    pub const BIAS: u32 = 1;
+    /// Longest kernel L the state-carrying kernel keeps in registers.
+    pub const MAX_KERNEL: usize = 8;
+}
+gpu_params!(ConvParams { channels: u32, kernel: u32, pad0: u32, pad1: u32 });
+gpu_params!(DualNormParams {
+    dim: u32,
+    q_rows: u32,
+    k_rows: u32,
+    add_unit: u32,
+    eps: f32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
+});
+gpu_params!(DeltaParams { k_heads: u32, v_heads: u32, dk: u32, dv: u32 });
 
 /// Flag bits of `matvec_fused_int4.wgsl`.
 pub mod fused {

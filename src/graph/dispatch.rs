@@ -71,6 +71,31 @@ fn bytes<T: bytemuck::Pod>(v: T) -> Vec<u8> {
     bytemuck::bytes_of(&v).to_vec()
 }
 
+/// How many activation rows a matmul of a plan reads per step, as far as kernel choice goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MatmulRows {
+    /// Single-sequence decode: the K-parallel matvec kernels.
+    One,
+    /// Batched decode (one row per active sequence, at most a few dozen): today the tiled matmul kernels,
+    /// which read every weight once per step for all rows. A multi-row INT4 matvec kernel belongs here:
+    /// select it for this class in the `Op::MatMul` arm (and in the fused-matvec passes, which are skipped
+    /// for batched graphs today).
+    Few,
+    /// Prefill chunks.
+    Many,
+}
+
+/// Batched decode plans have at most this many rows; prefill plans are assumed larger.
+pub const MAX_BATCH_ROWS: usize = 64;
+
+pub fn matmul_rows(max_tokens: usize) -> MatmulRows {
+    match max_tokens {
+        1 => MatmulRows::One,
+        n if n <= MAX_BATCH_ROWS => MatmulRows::Few,
+        _ => MatmulRows::Many,
+    }
+}
+
 /// Chooses a kernel for every op. `max_tokens == 1` means a decode plan, where
 /// matmuls use the K-parallel matvec kernels.
 pub fn select(graph: &Graph, max_tokens: usize) -> Result<Vec<DispatchSpec>, SelectError> {
@@ -139,7 +164,7 @@ pub fn select_one(graph: &Graph, index: usize, op: &Op, max_tokens: usize) -> Re
         }
         Op::MatMul { x, w: wt, bias, out, last_row } => {
             let (k, n) = (w(x), w(out));
-            let matvec = last_row || max_tokens == 1;
+            let matvec = last_row || matmul_rows(max_tokens) == MatmulRows::One;
             let mut fl = if bias.is_some() { flags::BIAS } else { 0 };
             if last_row {
                 fl |= flags::LAST_ROW;
@@ -152,7 +177,9 @@ pub fn select_one(graph: &Graph, index: usize, op: &Op, max_tokens: usize) -> Re
                     (kernel, 0, vec![Bind::Tensor(wt)])
                 }
                 Some(DeviceTensor::Int4 { rows, cols, group, .. }) if *rows == n && *cols == k => {
-                    if matvec {
+                    // The INT4 matvec takes ROWS (4) rows per workgroup, so up to a few row blocks
+                    // (batched decode) it reads the weights fewer times than the tiled matmul costs.
+                    if matvec || max_tokens <= INT4_MATVEC_MAX_ROWS {
                         if rows_of(graph, out) == Rows::One && !last_row {
                             return Err(err("a one-row INT4 matvec output needs last_row".into()));
                         }
@@ -298,7 +325,7 @@ pub fn select_one(graph: &Graph, index: usize, op: &Op, max_tokens: usize) -> Re
             p.flags |= (f.mats.len() as u32) << 8;
             DispatchSpec { flags: p.flags, ..spec(KernelId::MatvecFusedInt4, bytes(p), b, grid) }
         }
-        Op::AttentionDecode(ref a) => {
+        Op::AttentionDecode(ref a) | Op::AttentionRows { attn: ref a, .. } => {
             let s = a.attrs;
             if s.head_dim > 256 || s.n_heads % s.n_kv_heads != 0 || a.rope.rotary_dim > s.head_dim {
                 return Err(err(format!(
@@ -326,7 +353,7 @@ pub fn select_one(graph: &Graph, index: usize, op: &Op, max_tokens: usize) -> Re
                 flags,
                 eps,
             };
-            let b = vec![
+            let mut b = vec![
                 Bind::Tensor(a.q),
                 Bind::Tensor(a.k),
                 Bind::Tensor(a.v),
@@ -337,20 +364,74 @@ pub fn select_one(graph: &Graph, index: usize, op: &Op, max_tokens: usize) -> Re
                 Bind::Tensor(a.v_cache),
                 Bind::Tensor(a.out),
             ];
-            let grid = Grid { x: Dim::Fixed(s.n_heads as u32), y: Dim::Fixed(1) };
-            DispatchSpec { flags, ..spec(KernelId::AttentionDecode, bytes(p), b, grid) }
-        }
-        Op::Argmax { logits, out, last_row } => {
-            let p = params::ArgmaxParams {
-                n: w(logits) as u32,
-                flags: if last_row { flags::LAST_ROW } else { 0 },
-                ..Default::default()
+            let (kernel, y) = match *op {
+                Op::AttentionRows { rows, .. } => {
+                    b.push(Bind::Tensor(rows));
+                    (KernelId::AttentionRows, Dim::TOKENS)
+                }
+                _ => (KernelId::AttentionDecode, Dim::Fixed(1)),
             };
-            let grid = Grid { x: Dim::Fixed(1), y: Dim::Fixed(1) };
+            let grid = Grid { x: Dim::Fixed(s.n_heads as u32), y };
+            DispatchSpec { flags, ..spec(kernel, bytes(p), b, grid) }
+        }
+        Op::ShortConv(ref c) => {
+            let p = conv_params(graph, c.attrs, c.bcx, c.bias.is_some()).map_err(err)?;
+            if w(c.out) != c.attrs.dim || c.attrs.kernel > params::conv::MAX_KERNEL {
+                return Err(err(format!("output width {} / kernel {} unsupported", w(c.out), c.attrs.kernel)));
+            }
+            let b = vec![
+                Bind::Tensor(c.bcx),
+                Bind::Tensor(c.weight),
+                c.bias.map_or(Bind::Dummy, Bind::Tensor),
+                Bind::Tensor(c.state),
+                Bind::Tensor(c.out),
+            ];
+            if c.update_state {
+                let grid = Grid { x: Dim::Fixed(ceil(c.attrs.dim, 256)), y: Dim::Fixed(1) };
+                spec(KernelId::ShortConvUpdate, bytes(p), b, grid)
+            } else {
+                spec(KernelId::ShortConv, bytes(p), b, tokens_grid(c.attrs.dim))
+            }
+        }
+        Op::ConvStateUpdate { bcx, state, attrs } => {
+            let p = conv_params(graph, attrs, bcx, false).map_err(err)?;
+            let grid = Grid { x: Dim::Fixed(ceil(attrs.dim, 256)), y: Dim::Fixed(1) };
+            spec(KernelId::ConvStateUpdate, bytes(p), vec![Bind::Tensor(bcx), Bind::Tensor(state)], grid)
+        }
+        Op::AddRmsNorm { a, b, weight, sum, out, eps, add_unit } => {
+            let dim = w(out);
+            if w(a) != dim || w(b) != dim || w(sum) != dim {
+                return Err(err(format!("widths {} + {} -> {} / {dim} differ", w(a), w(b), w(sum))));
+            }
+            let p = params::AddRmsNormParams { dim: dim as u32, eps, add_unit: add_unit as u32, pad0: 0 };
+            let grid = Grid { x: Dim::TOKENS, y: Dim::Fixed(1) };
+            let b = [a, b, weight, sum, out].map(Bind::Tensor).to_vec();
+            spec(KernelId::AddRmsNorm, bytes(p), b, grid)
+        }
+        Op::CausalConv(ref c) => return super::hybrid::select_conv(graph, index, c),
+        Op::GatedDelta(ref d) => return super::hybrid::select_delta(graph, index, d),
+        Op::RmsNormGated(ref n) => return super::hybrid::select_norm_gated(graph, index, n),
+        Op::SigmoidGate(ref s) => return super::hybrid::select_sigmoid_gate(graph, index, s),
+        Op::DualRmsNorm(ref n) => return super::hybrid::select_dual_norm(graph, index, n),
+        Op::Argmax { logits, out, last_row } => {
+            // Logits with a row per token and no `last_row`: batched decode, a token per row.
+            let per_row = !last_row && rows_of(graph, logits) == Rows::Tokens;
+            let fl = if last_row {
+                flags::LAST_ROW
+            } else if per_row {
+                flags::PER_ROW
+            } else {
+                0
+            };
+            let p = params::ArgmaxParams { n: w(logits) as u32, flags: fl, ..Default::default() };
+            let grid = Grid { x: Dim::Fixed(1), y: if per_row { Dim::TOKENS } else { Dim::Fixed(1) } };
             spec(KernelId::Argmax, bytes(p), vec![Bind::Tensor(logits), Bind::Tensor(out)], grid)
         }
     })
 }
+
+/// Batched decode up to this many rows uses the INT4 matvec kernel; more, the tiled matmul.
+const INT4_MATVEC_MAX_ROWS: usize = 8;
 
 /// Columns one workgroup of `matvec_fused_int4.wgsl` computes (GROUPS * CPG there).
 const FUSED_COLS: u32 = 32;
@@ -383,4 +464,18 @@ fn int4_matvec(
     let y = if last_row { Dim::Fixed(1) } else { FUSED_ROW_BLOCKS };
     let grid = Grid { x: Dim::Fixed((n as u32).div_ceil(FUSED_COLS)), y };
     DispatchSpec { kernel: KernelId::MatvecInt4, op_index: index, params: bytes(p), bindings: b, grid, flags }
+}
+
+/// Uniforms of the short-conv kernels, after checking `bcx` rows are [B | C | x].
+fn conv_params(
+    graph: &Graph,
+    a: super::ir::ConvAttrs,
+    bcx: TensorId,
+    bias: bool,
+) -> Result<params::ShortConvParams, String> {
+    if graph.width(bcx) != 3 * a.dim || a.kernel < 2 {
+        return Err(format!("bcx width {} is not 3 x {} or kernel {} < 2", graph.width(bcx), a.dim, a.kernel));
+    }
+    let flags = if bias { params::conv::BIAS } else { 0 };
+    Ok(params::ShortConvParams { dim: a.dim as u32, kernel: a.kernel as u32, flags, pad0: 0 })
 }

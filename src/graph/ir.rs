@@ -119,13 +119,57 @@ pub enum Op {
     SwiGlu { gate: TensorId, up: TensorId, out: TensorId },
     /// `out = a + b`.
     Add { a: TensorId, b: TensorId, out: TensorId },
-    /// Greedy token from one row of logits into `out[0]`.
+    /// Greedy token from one row of logits into `out[0]`; with `last_row`, the step's last row. Logits with
+    /// one row per token and `last_row == false` (batched decode) give one token per row: `out[r]`.
     Argmax { logits: TensorId, out: TensorId, last_row: bool },
     /// Decode matvec over 1-3 INT4 matrices sharing `x`, with an optional
     /// RMSNorm prologue and a residual or SwiGLU epilogue (fusion passes).
     FusedMatvec(FusedMatvec),
     /// Decode attention fused with q/k norms, rope and the KV append.
     AttentionDecode(AttentionDecode),
+    /// Causal depthwise conv1d + SiLU with a rolling state (Gated DeltaNet).
+    CausalConv(super::hybrid::CausalConv),
+    /// Gated delta rule over the step's tokens, per-head state kept on the GPU.
+    GatedDelta(super::hybrid::GatedDelta),
+    /// `rmsnorm(x) * w * silu(z)`.
+    RmsNormGated(super::hybrid::RmsNormGated),
+    /// `x * sigmoid(gate)`.
+    SigmoidGate(super::hybrid::SigmoidGate),
+    /// Per-head q and k RMSNorms in one dispatch (fusion pass).
+    DualRmsNorm(super::hybrid::DualRmsNorm),
+    /// Batched decode attention: `AttentionDecode` for every activation row, row r being the new token of
+    /// the sequence in KV slot `rows[2r]` at position `rows[2r + 1]`; the caches hold one
+    /// [n_kv_heads, max_seq, head_dim] region per slot.
+    AttentionRows { attn: AttentionDecode, rows: TensorId },
+    /// LFM2 short convolution: `out = C * conv(B * x)` over `bcx` rows [B | C | x],
+    /// the window's first L-1 rows coming from the rolling `state`.
+    ShortConv(ShortConv),
+    /// Shifts this step's B*x rows into the rolling conv `state` [L-1, dim].
+    ConvStateUpdate { bcx: TensorId, state: TensorId, attrs: ConvAttrs },
+    /// `sum = a + b; out = RMSNorm(sum)` (one row of `dim` per token): the
+    /// residual add fused with the next norm, writing both.
+    AddRmsNorm { a: TensorId, b: TensorId, weight: TensorId, sum: TensorId, out: TensorId, eps: f32, add_unit: bool },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct ConvAttrs {
+    /// Channels (hidden size); `bcx` rows are 3 * dim wide.
+    pub dim: usize,
+    /// Kernel length L (the state keeps L - 1 rows).
+    pub kernel: usize,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ShortConv {
+    pub bcx: TensorId,
+    /// Depthwise weights [dim, L].
+    pub weight: TensorId,
+    pub bias: Option<TensorId>,
+    pub state: TensorId,
+    pub out: TensorId,
+    pub attrs: ConvAttrs,
+    /// Also writes the shifted state (the `short_conv_state` fusion).
+    pub update_state: bool,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -219,13 +263,24 @@ impl Op {
                 }
                 r
             }
-            Op::AttentionDecode(a) => {
+            Op::AttentionDecode(a) | Op::AttentionRows { attn: a, .. } => {
                 let mut r = vec![a.q, a.k, a.v, a.cos_sin, a.k_cache, a.v_cache];
                 if let Some((qn, kn, _)) = a.qk_norm {
                     r.extend([qn, kn]);
                 }
+                if let Op::AttentionRows { rows, .. } = self {
+                    r.push(*rows);
+                }
                 r
             }
+            Op::ShortConv(c) => [Some(c.bcx), Some(c.weight), c.bias, Some(c.state)].into_iter().flatten().collect(),
+            Op::ConvStateUpdate { bcx, state, .. } => vec![*bcx, *state],
+            Op::AddRmsNorm { a, b, weight, .. } => vec![*a, *b, *weight],
+            Op::CausalConv(c) => c.reads(),
+            Op::GatedDelta(d) => d.reads(),
+            Op::RmsNormGated(n) => vec![n.x, n.z, n.weight],
+            Op::SigmoidGate(s) => vec![s.x, s.gate],
+            Op::DualRmsNorm(n) => vec![n.q, n.q_weight, n.k, n.k_weight],
         }
     }
 
@@ -244,7 +299,16 @@ impl Op {
                 Epilogue::SwiGlu { out } => vec![out],
                 _ => f.mats.iter().map(|m| m.out).collect(),
             },
-            Op::AttentionDecode(a) => vec![a.k_cache, a.v_cache, a.out],
+            Op::AttentionDecode(a) | Op::AttentionRows { attn: a, .. } => vec![a.k_cache, a.v_cache, a.out],
+            Op::ShortConv(c) if c.update_state => vec![c.out, c.state],
+            Op::ShortConv(c) => vec![c.out],
+            Op::ConvStateUpdate { state, .. } => vec![*state],
+            Op::AddRmsNorm { sum, out, .. } => vec![*sum, *out],
+            Op::CausalConv(c) => c.writes(),
+            Op::GatedDelta(d) => d.writes(),
+            Op::RmsNormGated(n) => vec![n.out],
+            Op::SigmoidGate(s) => vec![s.out],
+            Op::DualRmsNorm(n) => vec![n.q_out, n.k_out],
         }
     }
 
@@ -261,6 +325,15 @@ impl Op {
             Op::Argmax { .. } => "argmax",
             Op::FusedMatvec(_) => "fused_matvec",
             Op::AttentionDecode(_) => "attention_decode",
+            Op::ShortConv(_) => "short_conv",
+            Op::ConvStateUpdate { .. } => "conv_state_update",
+            Op::AddRmsNorm { .. } => "add_rmsnorm",
+            Op::AttentionRows { .. } => "attention_rows",
+            Op::CausalConv(_) => "causal_conv",
+            Op::GatedDelta(_) => "gated_delta",
+            Op::RmsNormGated(_) => "rmsnorm_gated",
+            Op::SigmoidGate(_) => "sigmoid_gate",
+            Op::DualRmsNorm(_) => "dual_rmsnorm",
         }
     }
 }

@@ -4,6 +4,7 @@
 pub mod alloc;
 pub mod dispatch;
 pub mod executor;
+pub mod hybrid;
 pub mod ir;
 
 pub use executor::{Plan, PlanOptions};

@@ -17,6 +17,10 @@ pub enum Mode {
     Prefill { all_logits: bool },
     /// One token, read from the previous step's sampled id on the GPU.
     Decode,
+    /// One new token for each of up to `GraphIo::slots` sequences (batched decode, see `TextArch::new_batched_io`):
+    /// row r embeds `tokens_in[r]`, belongs to KV slot `rows[2r]` at position `rows[2r + 1]`, and its argmax
+    /// lands in `next_token[r]`. Logits have one row per sequence.
+    BatchedDecode,
 }
 
 /// One layer's per-sequence device state.
@@ -38,6 +42,9 @@ pub struct GraphIo {
     pub cos_sin: Option<Arc<DeviceTensor>>,
     pub layers: Vec<LayerState>,
     pub max_seq: usize,
+    /// Batched decode state only: (slot, position) per row, and the number of slots the caches hold.
+    pub rows: Option<Arc<DeviceTensor>>,
+    pub slots: usize,
 }
 
 impl GraphIo {
@@ -49,6 +56,8 @@ impl GraphIo {
             cos_sin: None,
             layers: Vec::new(),
             max_seq,
+            rows: None,
+            slots: 1,
         })
     }
 
@@ -82,6 +91,18 @@ pub trait TextArch: Send + Sync {
     /// Allocates one sequence's state (KV caches, recurrent state, rope table) for `max_seq` tokens.
     fn new_io(&self, gpu: &Gpu, chunk: usize, max_seq: usize) -> Result<GraphIo, ModelError>;
     fn build_graph(&self, io: &GraphIo, mode: Mode) -> Built;
+    /// Whether `Mode::BatchedDecode` graphs exist for this family (families with recurrent layer state keep
+    /// one sequence per decode step).
+    fn supports_batched_decode(&self) -> bool {
+        false
+    }
+    /// State for batched decode of `slots` sequences of up to `max_seq` tokens each: KV caches with a slot
+    /// dimension ([slots, kv_heads, max_seq, head_dim], the single-sequence layout per slot), token ids and
+    /// (slot, pos) pairs for `slots` rows.
+    fn new_batched_io(&self, gpu: &Gpu, slots: usize, max_seq: usize) -> Result<GraphIo, ModelError> {
+        let _ = (gpu, slots, max_seq);
+        Err(ModelError::Unsupported(format!("batched decode of the {} family", self.family())))
+    }
 }
 
 /// Loads one family from a transformers config.json and a tensor source.

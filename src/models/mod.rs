@@ -2,7 +2,9 @@
 //! its config.json names, its weight names, and a graph builder.
 
 pub mod decoder;
+pub mod lfm2;
 pub mod llama;
+pub mod qwen3_5;
 pub mod rope;
 
 pub use decoder::{ArchLoader, TextArch};
@@ -13,6 +15,9 @@ pub const TEXT_ARCHITECTURES: &[(&str, ArchLoader)] = &[
     ("MistralForCausalLM", llama::arch::load),
     ("Qwen2ForCausalLM", llama::arch::load),
     ("Qwen3ForCausalLM", llama::arch::load),
+    ("Lfm2ForCausalLM", lfm2::arch::load),
+    ("Qwen3_5ForCausalLM", qwen3_5::arch::load),
+    ("Qwen3_5ForConditionalGeneration", qwen3_5::arch::load),
 ];
 
 #[derive(serde::Deserialize)]
@@ -56,6 +61,8 @@ pub enum ModelError {
     Gpu(#[from] crate::gpu::GpuError),
     #[error(transparent)]
     Tokenizer(#[from] crate::text::TokenizerError),
+    #[error("{0} is not supported")]
+    Unsupported(String),
     #[error("the sequence would reach {need} tokens but the context holds {max}")]
     ContextFull { need: usize, max: usize },
 }

@@ -4,10 +4,14 @@
 //! (also through two bound tensors sharing a buffer), or more storage buffers
 //! than the device allows per shader stage.
 
+mod add_rmsnorm;
 mod attention_decode;
+mod dual_rmsnorm;
 mod norm_matvec;
+mod norm_swiglu;
 mod residual_epilogue;
 mod shared_input_matvec;
+mod short_conv_state;
 mod swiglu_epilogue;
 
 use std::sync::Arc;
@@ -15,15 +19,21 @@ use std::sync::Arc;
 use crate::graph::dispatch;
 use crate::graph::ir::{Graph, Op, Storage, TensorId};
 
-/// Which passes run (all by default); a debug switch per pass.
+/// Which passes run (all but norm_matvec by default); a debug switch per pass.
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 #[serde(default)]
 pub struct FusionConfig {
     pub attention_decode: bool,
     pub shared_input_matvec: bool,
+    /// Opt-in: the norm recomputed per workgroup was measured slower on wide projections.
     pub norm_matvec: bool,
     pub swiglu_epilogue: bool,
+    pub norm_swiglu: bool,
+    pub add_rmsnorm: bool,
     pub residual_epilogue: bool,
+    pub short_conv_state: bool,
+    /// Per-head q_norm + k_norm (Qwen3.5's (1 + w) norms) in one dispatch.
+    pub dual_rmsnorm: bool,
     /// Pretend the device allows at most this many storage buffers per stage
     /// (tests the skip path; never raises the real limit).
     pub max_storage_buffers: Option<u32>,
@@ -34,9 +44,13 @@ impl Default for FusionConfig {
         FusionConfig {
             attention_decode: true,
             shared_input_matvec: true,
-            norm_matvec: true,
+            norm_matvec: false,
             swiglu_epilogue: true,
+            norm_swiglu: true,
+            add_rmsnorm: true,
             residual_epilogue: true,
+            short_conv_state: true,
+            dual_rmsnorm: true,
             max_storage_buffers: None,
         }
     }
@@ -49,7 +63,11 @@ impl FusionConfig {
             shared_input_matvec: false,
             norm_matvec: false,
             swiglu_epilogue: false,
+            norm_swiglu: false,
+            add_rmsnorm: false,
             residual_epilogue: false,
+            short_conv_state: false,
+            dual_rmsnorm: false,
             max_storage_buffers: None,
         }
     }
@@ -75,12 +93,16 @@ pub fn run(graph: &mut Graph, cfg: &FusionConfig, mut limits: PassLimits) -> Vec
         limits.max_storage_buffers_per_stage = limits.max_storage_buffers_per_stage.min(cap);
     }
     type Pass = fn(&mut Graph, &PassLimits) -> PassReport;
-    let passes: [(bool, Pass); 5] = [
+    let passes: [(bool, Pass); 9] = [
         (cfg.attention_decode, attention_decode::run),
+        (cfg.dual_rmsnorm, dual_rmsnorm::run),
         (cfg.shared_input_matvec, shared_input_matvec::run),
         (cfg.norm_matvec, norm_matvec::run),
         (cfg.swiglu_epilogue, swiglu_epilogue::run),
+        (cfg.norm_swiglu, norm_swiglu::run),
+        (cfg.add_rmsnorm, add_rmsnorm::run),
         (cfg.residual_epilogue, residual_epilogue::run),
+        (cfg.short_conv_state, short_conv_state::run),
     ];
     passes.into_iter().filter(|(on, _)| *on).map(|(_, pass)| pass(graph, &limits)).collect()
 }

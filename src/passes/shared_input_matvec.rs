@@ -31,7 +31,12 @@ pub fn run(g: &mut Graph, limits: &PassLimits) -> PassReport {
             .ops
             .iter()
             .enumerate()
-            .filter(|(_, op)| matches!(op, Op::MatMul { x: x2, w: w2, .. } if *x2 == x && int4_shape(g, *w2) == shape))
+            // Skip siblings already tried: with four or more siblings and a failed
+            // fuse, re-taking the same three would loop forever.
+            .filter(|(_, op)| {
+                matches!(op, Op::MatMul { x: x2, w: w2, out: o2, .. }
+                    if *x2 == x && int4_shape(g, *w2) == shape && !done.contains(o2))
+            })
             .map(|(i, _)| i)
             .take(3)
             .collect();

@@ -3,9 +3,12 @@
 //! PyTorch code they mirror, never for speed.
 
 pub mod attention;
+pub mod hybrid;
 pub mod llama;
+pub mod short_conv;
 
 pub use attention::{attention, KvCache};
+pub use short_conv::short_conv;
 
 /// `out[r, :] = table[tokens[r], :]` for a [vocab, width] table.
 pub fn embed(table: &[f32], width: usize, tokens: &[u32]) -> Vec<f32> {

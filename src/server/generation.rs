@@ -269,8 +269,8 @@ pub struct ChoiceResult {
 }
 
 fn token_info(tok: &TextTokenizer, id: u32, lp: &TokenLogprob, offset: usize) -> Result<TokenInfo, TokenizerError> {
-    let top = lp.top.iter().map(|&(t, l)| Ok((tok.decode(&[t])?, l))).collect::<Result<_, TokenizerError>>()?;
-    Ok(TokenInfo { text: tok.decode(&[id])?, logprob: Some(lp.logprob), top, offset })
+    let top = lp.top.iter().map(|&(t, l)| Ok((tok.token_text(t)?, l))).collect::<Result<_, TokenizerError>>()?;
+    Ok(TokenInfo { text: tok.token_text(id)?, logprob: Some(lp.logprob), top, offset })
 }
 
 /// Token infos of an echoed prompt; offsets follow the incremental decode.
@@ -285,7 +285,7 @@ fn prompt_token_infos(
     for (i, &id) in ids.iter().enumerate() {
         let info = match lps.get(i).and_then(Option::as_ref) {
             Some(lp) => token_info(tok, id, lp, chars)?,
-            None => TokenInfo { text: tok.decode(&[id])?, logprob: None, top: Vec::new(), offset: chars },
+            None => TokenInfo { text: tok.token_text(id)?, logprob: None, top: Vec::new(), offset: chars },
         };
         out.push(info);
         chars += decoder.push(tok, id)?.chars().count();

@@ -74,6 +74,11 @@ impl TextTokenizer {
         self.inner.decode(ids, true).map_err(|e| TokenizerError::Encode(e.to_string()))
     }
 
+    /// One token's own text, special tokens included (`decode` drops them): what logprobs list.
+    pub fn token_text(&self, id: u32) -> Result<String, TokenizerError> {
+        self.inner.decode(&[id], false).map_err(|e| TokenizerError::Encode(e.to_string()))
+    }
+
     pub fn vocab_size(&self) -> usize {
         self.inner.get_vocab_size(true)
     }

@@ -1,9 +1,10 @@
 //! The engine as the scheduler sees it: a fixed number of slots, each holding
 //! one sequence's KV cache. The scheduler calls `decode` once per step with
 //! every active slot, so a batched implementation (all rows in one dispatch
-//! list) can replace `SessionPool` without touching the scheduler.
+//! list) can replace `SessionPool` without touching the scheduler. `BatchedBackend` is that
+//! implementation for families with batched decode graphs; `SessionPool` stays for the others.
 
-use crate::engine::{Session, SessionOptions, TextModel};
+use crate::engine::{BatchedDecoder, Session, SessionOptions, TextModel};
 use crate::models::ModelError;
 
 pub type Slot = usize;
@@ -23,6 +24,9 @@ pub trait TextBackend {
     /// Appends `tokens` to the slot's sequence (a free slot starts empty) and
     /// computes the logits after the last one. Submits work; may not wait.
     fn prefill(&mut self, slot: Slot, tokens: &[u32]) -> Result<(), BackendError>;
+    /// Like `prefill`, returning the logits after every token ([tokens.len(), vocab]) from one all-logits
+    /// prefill (prompt logprobs: row i scores token i + 1).
+    fn prefill_all_logits(&mut self, slot: Slot, tokens: &[u32]) -> Result<Vec<f32>, BackendError>;
     /// One decode step for every listed slot: appends the token and computes
     /// the logits after it.
     fn decode(&mut self, batch: &[(Slot, u32)]) -> Result<(), BackendError>;
@@ -66,6 +70,10 @@ impl TextBackend for SessionPool {
         Ok(self.session(slot)?.prefill(tokens)?)
     }
 
+    fn prefill_all_logits(&mut self, slot: Slot, tokens: &[u32]) -> Result<Vec<f32>, BackendError> {
+        Ok(self.session(slot)?.prefill_all_logits(tokens)?)
+    }
+
     fn decode(&mut self, batch: &[(Slot, u32)]) -> Result<(), BackendError> {
         // Everything is submitted before anything is read back, so the GPU
         // runs the slots back to back while the CPU moves on.
@@ -90,4 +98,78 @@ impl TextBackend for SessionPool {
             s.reset();
         }
     }
+}
+
+/// All active slots in one batched decode step (see `engine::batch`).
+pub struct BatchedBackend {
+    decoder: BatchedDecoder,
+}
+
+impl BatchedBackend {
+    pub fn new(model: &TextModel, slots: usize) -> Result<Self, ModelError> {
+        Ok(BatchedBackend { decoder: BatchedDecoder::new(model, slots)? })
+    }
+
+    fn slot(&self, slot: Slot) -> Result<Slot, BackendError> {
+        if slot < self.decoder.slots() {
+            Ok(slot)
+        } else {
+            Err(BackendError::NoSlot(slot))
+        }
+    }
+}
+
+impl TextBackend for BatchedBackend {
+    fn max_slots(&self) -> usize {
+        self.decoder.slots()
+    }
+
+    fn max_context(&self) -> usize {
+        self.decoder.max_seq()
+    }
+
+    fn prefill(&mut self, slot: Slot, tokens: &[u32]) -> Result<(), BackendError> {
+        let slot = self.slot(slot)?;
+        Ok(self.decoder.prefill(slot, tokens)?)
+    }
+
+    fn prefill_all_logits(&mut self, slot: Slot, tokens: &[u32]) -> Result<Vec<f32>, BackendError> {
+        let slot = self.slot(slot)?;
+        Ok(self.decoder.prefill_all_logits(slot, tokens)?)
+    }
+
+    fn decode(&mut self, batch: &[(Slot, u32)]) -> Result<(), BackendError> {
+        for &(s, _) in batch {
+            self.slot(s)?;
+        }
+        Ok(self.decoder.decode(batch)?)
+    }
+
+    fn logits(&mut self, slot: Slot) -> Result<Vec<f32>, BackendError> {
+        let slot = self.slot(slot)?;
+        Ok(self.decoder.logits(slot)?)
+    }
+
+    fn greedy_tokens(&mut self, slots: &[Slot]) -> Result<Vec<u32>, BackendError> {
+        for &s in slots {
+            self.slot(s)?;
+        }
+        Ok(self.decoder.greedy_tokens(slots)?)
+    }
+
+    fn release(&mut self, slot: Slot) {
+        self.decoder.release(slot);
+    }
+}
+
+/// The backend a model gets: batched decode where its family has it, else one session per slot.
+pub fn backend_for(model: &TextModel, slots: usize) -> Result<Box<dyn TextBackend>, ModelError> {
+    if model.arch.supports_batched_decode() {
+        match BatchedBackend::new(model, slots) {
+            Ok(b) => return Ok(Box::new(b)),
+            // E.g. slot-dimension KV caches larger than one storage binding: decode one sequence at a time.
+            Err(e) => tracing::warn!("batched decode unavailable ({e}); decoding slots one by one"),
+        }
+    }
+    Ok(Box::new(SessionPool::new(model, slots)?))
 }

@@ -17,6 +17,9 @@ pub struct Metrics {
     pub tokens_per_second: GaugeVec,
     pub time_to_first_token: HistogramVec,
     pub finished: IntCounterVec,
+    /// Rows (sequences) in the latest batched decode step, and their distribution over steps.
+    pub batch_rows: IntGaugeVec,
+    pub batch_rows_per_step: HistogramVec,
 }
 
 /// Why a sequence left its slot (the `reason` label).
@@ -95,6 +98,15 @@ impl Metrics {
                 "Sequences that left their slot, by reason",
                 &["model", "reason"],
             ),
+            batch_rows: gauge("gerbil_decode_batch_rows", "Sequences decoded together in the latest step", &["model"]),
+            batch_rows_per_step: {
+                let opts =
+                    HistogramOpts::new("gerbil_decode_batch_rows_per_step", "Sequences decoded together per step")
+                        .buckets(vec![1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0]);
+                let m = HistogramVec::new(opts, &["model"]).expect("static metric definition");
+                registry.register(Box::new(m.clone())).expect("metric registered once");
+                m
+            },
             registry,
         }
     }

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, watch};
 
-use super::backend::SessionPool;
+use super::backend::backend_for;
 use super::handle::{QueueCounter, WorkerHandle};
 use super::load::load_text_model;
 use super::metrics::Metrics;
@@ -55,7 +55,9 @@ fn load_all(cfg: &ServeConfig, queue: &Arc<QueueCounter>, metrics: &Arc<Metrics>
             .map_err(|e| e.to_string())
             .and_then(|mut model| {
                 let slots = spec.max_slots.unwrap_or(limits.max_slots);
-                let pool = SessionPool::new(&model, slots).map_err(|e| e.to_string())?;
+                let backend = backend_for(&model, slots).map_err(|e| e.to_string())?;
+                // The batched decoder caps its rows; report what the model really serves.
+                let slots = backend.max_slots();
                 let tokenizer = Arc::new(model.tokenizer.take().ok_or("the model has no tokenizer")?);
                 let chat = chat_template_for(&tokenizer, &model.dir);
                 if let Err(why) = &chat {
@@ -73,7 +75,7 @@ fn load_all(cfg: &ServeConfig, queue: &Arc<QueueCounter>, metrics: &Arc<Metrics>
                 };
                 let sched = Scheduler::new(
                     id.clone(),
-                    Box::new(pool),
+                    backend,
                     tokenizer.eos.clone(),
                     limits.prefill_chunk,
                     queue.clone(),

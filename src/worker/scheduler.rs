@@ -71,6 +71,8 @@ impl Scheduler {
         let slots = (0..backend.max_slots()).map(|_| None).collect();
         metrics.slots.with_label_values(&[&model]).set(backend.max_slots() as i64);
         metrics.active_slots.with_label_values(&[&model]).set(0);
+        metrics.batch_rows.with_label_values(&[&model]).set(0);
+        let _ = metrics.batch_rows_per_step.with_label_values(&[&model]);
         // Create the per-model series now so /metrics lists them before the first request.
         let _ = metrics.time_to_first_token.with_label_values(&[&model]);
         metrics.generated_tokens.with_label_values(&[&model]).inc_by(0);
@@ -114,6 +116,7 @@ impl Scheduler {
     pub fn mark_idle(&self) {
         self.metrics.tokens_per_second.with_label_values(&[&self.model]).set(0.0);
         self.metrics.active_slots.with_label_values(&[&self.model]).set(0);
+        self.metrics.batch_rows.with_label_values(&[&self.model]).set(0);
     }
 
     fn drop_cancelled(&mut self) {
@@ -208,6 +211,8 @@ impl Scheduler {
         if batch.is_empty() {
             return 0;
         }
+        self.metrics.batch_rows.with_label_values(&[&self.model]).set(batch.len() as i64);
+        self.metrics.batch_rows_per_step.with_label_values(&[&self.model]).observe(batch.len() as f64);
         if let Err(e) = self.backend.decode(&batch) {
             let err = WorkerError::Engine(e.to_string());
             for &(slot, _) in &batch {
@@ -323,28 +328,31 @@ fn token_logprob(logits: &[f32], id: u32, top: usize) -> TokenLogprob {
     TokenLogprob { logprob, top }
 }
 
-/// Prefills one token at a time so each prompt token's logprob can be read
-/// (the logits after token i score token i + 1). Slow, and only for echo +
-/// logprobs; an all-rows-logits prefill in the engine would make it one call.
+/// Prefills the next budget's worth of prompt with logits for every token (one all-logits prefill), so
+/// each prompt token's logprob can be read: the logits after token i score token i + 1.
 fn prefill_scoring(
     backend: &mut dyn TextBackend,
     slot: Slot,
     a: &mut Active,
     budget: &mut usize,
 ) -> Result<(), WorkerError> {
-    let engine = |e: super::backend::BackendError| WorkerError::Engine(e.to_string());
     if a.prefilled == 0 {
         a.prompt_logprobs.push(None);
     }
-    while *budget > 0 && !a.prefill_done() {
-        let token = a.req.prompt[a.prefilled];
-        backend.prefill(slot, &[token]).map_err(engine)?;
-        a.prefilled += 1;
-        a.len += 1;
-        *budget -= 1;
-        if let Some(&next) = a.req.prompt.get(a.prefilled) {
-            let logits = backend.logits(slot).map_err(engine)?;
-            a.prompt_logprobs.push(Some(token_logprob(&logits, next, a.req.logprobs.unwrap_or(0))));
+    let (start, take) = (a.prefilled, (*budget).min(a.req.prompt.len() - a.prefilled));
+    if take == 0 {
+        return Ok(());
+    }
+    let logits = backend
+        .prefill_all_logits(slot, &a.req.prompt[start..start + take])
+        .map_err(|e| WorkerError::Engine(e.to_string()))?;
+    a.prefilled += take;
+    a.len += take;
+    *budget -= take;
+    let vocab = logits.len() / take;
+    for (i, row) in logits.chunks_exact(vocab).enumerate() {
+        if let Some(&next) = a.req.prompt.get(start + i + 1) {
+            a.prompt_logprobs.push(Some(token_logprob(row, next, a.req.logprobs.unwrap_or(0))));
         }
     }
     Ok(())

@@ -210,6 +210,11 @@ impl Reference {
         self.tokenizer().decode(ids).expect("decode")
     }
 
+    /// One token as logprobs list it (special tokens included).
+    pub fn token(&self, id: u32) -> String {
+        self.tokenizer().token_text(id).expect("token text")
+    }
+
     /// Greedy text the server should return for `prompt` (completions endpoint).
     pub fn greedy_text(&self, prompt: &str, max_new: usize) -> String {
         self.decode(&self.greedy(&self.encode(prompt, true), max_new, false))

@@ -71,11 +71,34 @@ impl TextArch for LlamaArch {
     }
 
     fn new_io(&self, gpu: &Gpu, chunk: usize, max_seq: usize) -> Result<GraphIo, ModelError> {
+        self.io(gpu, chunk, max_seq, 1)
+    }
+
+    fn supports_batched_decode(&self) -> bool {
+        true
+    }
+
+    fn new_batched_io(&self, gpu: &Gpu, slots: usize, max_seq: usize) -> Result<GraphIo, ModelError> {
+        let mut io = self.io(gpu, slots, max_seq, slots)?;
+        io.next_token = DeviceTensor::u32(gpu, "next_tokens", &vec![0; slots])?;
+        io.rows = Some(DeviceTensor::u32(gpu, "rows", &vec![0; 2 * slots])?);
+        Ok(io)
+    }
+
+    fn build_graph(&self, io: &GraphIo, mode: Mode) -> Built {
+        build_graph(&self.cfg, &self.weights, io, mode)
+    }
+}
+
+impl LlamaArch {
+    /// Rope table and `slots` KV regions of `max_seq` positions per layer.
+    fn io(&self, gpu: &Gpu, chunk: usize, max_seq: usize, slots: usize) -> Result<GraphIo, ModelError> {
         let c = &self.cfg;
         let mut io = GraphIo::base(gpu, chunk, max_seq)?;
+        io.slots = slots;
         let table = cos_sin_table(&inv_freq(c.rope_theta, c.rotary_dim, &c.rope_scaling), max_seq);
         io.cos_sin = Some(DeviceTensor::f32(gpu, "rope.cos_sin", &table, 2)?);
-        let kv_len = c.kv_heads * max_seq * c.head_dim;
+        let kv_len = slots * c.kv_heads * max_seq * c.head_dim;
         for i in 0..c.layers {
             io.layers.push(LayerState::Attention {
                 k_cache: DeviceTensor::zeros(gpu, &format!("k_cache.{i}"), kv_len, c.head_dim)?,
@@ -83,9 +106,5 @@ impl TextArch for LlamaArch {
             });
         }
         Ok(io)
-    }
-
-    fn build_graph(&self, io: &GraphIo, mode: Mode) -> Built {
-        build_graph(&self.cfg, &self.weights, io, mode)
     }
 }

@@ -5,7 +5,8 @@
 use std::sync::Arc;
 
 use super::{LlamaConfig, LlamaWeights};
-use crate::graph::ir::{AttnShape, RopeAttrs};
+use crate::graph::ir::{AttentionDecode, AttnShape, RopeAttrs};
+use crate::graph::TensorId;
 use crate::graph::{DeviceTensor, Graph, Op, Rows};
 use crate::models::decoder::{Built, GraphIo, LayerState, Mode};
 
@@ -16,8 +17,10 @@ pub fn build_graph(c: &LlamaConfig, w: &LlamaWeights, io: &GraphIo, mode: Mode) 
     let act = |g: &mut Graph, name: &str, width| g.activation(name, width, Rows::Tokens);
     let tokens = match mode {
         Mode::Decode => g.bound("next_token", io.next_token.clone()),
-        Mode::Prefill { .. } => g.bound("tokens_in", io.tokens_in.clone()),
+        Mode::Prefill { .. } | Mode::BatchedDecode => g.bound("tokens_in", io.tokens_in.clone()),
     };
+    let batched = mode == Mode::BatchedDecode;
+    let rows = io.rows.as_ref().filter(|_| batched).map(|r| g.bound("rows", r.clone()));
     let next_token = g.bound("next_token", io.next_token.clone());
     let cos_sin = g.bound("rope.cos_sin", io.cos_sin.clone().expect("the llama family allocates a rope table"));
     let table = g.bound("embed_tokens", w.embed.clone());
@@ -52,46 +55,35 @@ pub fn build_graph(c: &LlamaConfig, w: &LlamaWeights, io: &GraphIo, mode: Mode) 
 
         let xn = act(&mut g, "attn_in", h);
         g.push(Op::RmsNorm { x, weight: attn_norm, out: xn, dim: h, rows_per_token: 1, eps: c.eps, add_unit: false });
-        let mut q = act(&mut g, "q", qw);
-        let mut k = act(&mut g, "k", kvw);
+        let q = act(&mut g, "q", qw);
+        let k = act(&mut g, "k", kvw);
         let v = act(&mut g, "v", kvw);
         g.push(Op::MatMul { x: xn, w: wq, bias: bq, out: q, last_row: false });
         g.push(Op::MatMul { x: xn, w: wk, bias: bk, out: k, last_row: false });
         g.push(Op::MatMul { x: xn, w: wv, bias: bv, out: v, last_row: false });
-        if let (Some(qn), Some(kn)) = (qn, kn) {
-            let (q2, k2) = (act(&mut g, "q_normed", qw), act(&mut g, "k_normed", kvw));
-            g.push(Op::RmsNorm {
-                x: q,
-                weight: qn,
-                out: q2,
-                dim: hd,
-                rows_per_token: c.heads,
-                eps: c.eps,
-                add_unit: false,
-            });
-            g.push(Op::RmsNorm {
-                x: k,
-                weight: kn,
-                out: k2,
-                dim: hd,
-                rows_per_token: c.kv_heads,
-                eps: c.eps,
-                add_unit: false,
-            });
-            (q, k) = (q2, k2);
-        }
-        let (qr, kr) = (act(&mut g, "q_rope", qw), act(&mut g, "k_rope", kvw));
-        g.push(Op::Rope { q, k, cos_sin, q_out: qr, k_out: kr, attrs: rope });
-        g.push(Op::KvAppend { k: kr, v, k_cache: kc, v_cache: vc, attrs: shape });
-        let attn = act(&mut g, "attn", qw);
-        g.push(Op::Attention {
-            q: qr,
-            k_cache: kc,
-            v_cache: vc,
-            out: attn,
-            attrs: shape,
-            scale: 1.0 / (hd as f32).sqrt(),
-        });
+        let scale = 1.0 / (hd as f32).sqrt();
+        let attn = if let Some(rows) = rows {
+            let attn = act(&mut g, "attn", qw);
+            // Batched decode: q/k norms, rope, KV append and attention per row in one op (its kernel reads
+            // each row's slot and position); the fusion passes do not run on batched graphs.
+            let attn_op = AttentionDecode {
+                q,
+                k,
+                v,
+                cos_sin,
+                qk_norm: qn.zip(kn).map(|(qn, kn)| (qn, kn, c.eps)),
+                k_cache: kc,
+                v_cache: vc,
+                out: attn,
+                attrs: shape,
+                rope,
+                scale,
+            };
+            g.push(Op::AttentionRows { attn: attn_op, rows });
+            attn
+        } else {
+            single_attention(&mut g, c, [q, k, v, kc, vc, cos_sin], qn.zip(kn), shape, rope)
+        };
         let o = act(&mut g, "o", h);
         g.push(Op::MatMul { x: attn, w: wo, bias: None, out: o, last_row: false });
         let x2 = act(&mut g, "resid_attn", h);
@@ -122,9 +114,53 @@ pub fn build_graph(c: &LlamaConfig, w: &LlamaWeights, io: &GraphIo, mode: Mode) 
     g.push(Op::RmsNorm { x, weight: final_norm, out: xn, dim: h, rows_per_token: 1, eps: c.eps, add_unit: false });
     let lm_head = g.bound("lm_head", w.lm_head.clone());
     let all = matches!(mode, Mode::Prefill { all_logits: true });
-    let logits = g.activation("logits", c.vocab, if all { Rows::Tokens } else { Rows::One });
-    g.push(Op::MatMul { x: xn, w: lm_head, bias: None, out: logits, last_row: !all });
+    // Batched decode: a row of logits and an argmax per sequence.
+    let per_row = all || batched;
+    let logits = g.activation("logits", c.vocab, if per_row { Rows::Tokens } else { Rows::One });
+    g.push(Op::MatMul { x: xn, w: lm_head, bias: None, out: logits, last_row: !per_row });
     g.push(Op::Argmax { logits, out: next_token, last_row: all });
     g.outputs.push(logits);
     Built { graph: g, logits, next_token }
+}
+
+/// Single-sequence attention as separate ops ([q/k norm], rope, KV append, attention at the step's
+/// positions), which the decode fusion passes fold into one `AttentionDecode`. Returns the output.
+fn single_attention(
+    g: &mut Graph,
+    c: &LlamaConfig,
+    [mut q, mut k, v, kc, vc, cos_sin]: [TensorId; 6],
+    qk_norm: Option<(TensorId, TensorId)>,
+    shape: AttnShape,
+    rope: RopeAttrs,
+) -> TensorId {
+    let (hd, qw, kvw) = (c.head_dim, c.heads * c.head_dim, c.kv_heads * c.head_dim);
+    let act = |g: &mut Graph, name: &str, width| g.activation(name, width, Rows::Tokens);
+    if let Some((qn, kn)) = qk_norm {
+        let (q2, k2) = (act(g, "q_normed", qw), act(g, "k_normed", kvw));
+        g.push(Op::RmsNorm {
+            x: q,
+            weight: qn,
+            out: q2,
+            dim: hd,
+            rows_per_token: c.heads,
+            eps: c.eps,
+            add_unit: false,
+        });
+        g.push(Op::RmsNorm {
+            x: k,
+            weight: kn,
+            out: k2,
+            dim: hd,
+            rows_per_token: c.kv_heads,
+            eps: c.eps,
+            add_unit: false,
+        });
+        (q, k) = (q2, k2);
+    }
+    let (qr, kr) = (act(g, "q_rope", qw), act(g, "k_rope", kvw));
+    g.push(Op::Rope { q, k, cos_sin, q_out: qr, k_out: kr, attrs: rope });
+    g.push(Op::KvAppend { k: kr, v, k_cache: kc, v_cache: vc, attrs: shape });
+    let attn = act(g, "attn", qw);
+    g.push(Op::Attention { q: qr, k_cache: kc, v_cache: vc, out: attn, attrs: shape, scale: 1.0 / (hd as f32).sqrt() });
+    attn
 }

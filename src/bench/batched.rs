@@ -1,0 +1,82 @@
+//! Batched decode throughput with random weights of a real config: `rows` sequences advance together in
+//! each step (one compute pass), reported as aggregate tokens/s.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::engine::{BatchedDecoder, LoadOptions, TextModel};
+use crate::gpu::Gpu;
+use crate::models::ModelError;
+use crate::weights::random::RandomSource;
+use crate::weights::WeightFormat;
+
+#[derive(Debug, serde::Serialize)]
+pub struct BatchedResult {
+    pub model: String,
+    pub format: String,
+    pub rows: usize,
+    /// Steps submitted back to back (no readback between steps).
+    pub aggregate_tokens_per_s: f64,
+    /// The server loop: every step's tokens read back (GPU argmax) and fed to the next step.
+    pub loop_tokens_per_s: f64,
+    /// Wall time of one step in the server loop.
+    pub step_ms: f64,
+    pub dispatches_per_step: usize,
+}
+
+/// One result per entry of `rows` (each at most the largest, which sets the decoder's slots).
+pub fn run(
+    gpu: &Arc<Gpu>,
+    config: &Path,
+    format: WeightFormat,
+    rows: &[usize],
+    steps: usize,
+) -> Result<Vec<BatchedResult>, ModelError> {
+    let slots = rows.iter().copied().max().unwrap_or(1);
+    let src = RandomSource { seed: 7, scale: 0.05 };
+    let prompt_len = 8;
+    let opts = LoadOptions { format, max_context: (prompt_len + 2 * steps + 16).max(256), ..Default::default() };
+    let model = TextModel::from_source(gpu, config, &src, None, opts)?;
+    let mut dec = BatchedDecoder::new(&model, slots)?;
+    let name = config.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+    let mut out = Vec::new();
+    for &m in rows {
+        let m = m.clamp(1, dec.slots());
+        for slot in 0..m {
+            dec.release(slot);
+            let prompt: Vec<u32> = (0..prompt_len as u32).map(|i| 100 + 13 * slot as u32 + i).collect();
+            dec.prefill(slot, &prompt)?;
+        }
+        let slot_ids: Vec<usize> = (0..m).collect();
+        let mut next = dec.greedy_tokens(&slot_ids)?;
+        // Warm-up step: pipelines compiled, buffers touched.
+        let batch =
+            |next: &[u32]| -> Vec<(usize, u32)> { slot_ids.iter().copied().zip(next.iter().copied()).collect() };
+        dec.decode(&batch(&next))?;
+        next = dec.greedy_tokens(&slot_ids)?;
+        let half = steps / 2;
+        let t0 = Instant::now();
+        for _ in 0..half {
+            dec.decode(&batch(&next))?;
+        }
+        next = dec.greedy_tokens(&slot_ids)?; // waits for the GPU
+        let back_to_back = t0.elapsed().as_secs_f64();
+        let t0 = Instant::now();
+        for _ in 0..half {
+            dec.decode(&batch(&next))?;
+            next = dec.greedy_tokens(&slot_ids)?;
+        }
+        let looped = t0.elapsed().as_secs_f64();
+        out.push(BatchedResult {
+            model: name.clone(),
+            format: format!("{format:?}"),
+            rows: m,
+            aggregate_tokens_per_s: (m * half) as f64 / back_to_back,
+            loop_tokens_per_s: (m * half) as f64 / looped,
+            step_ms: looped * 1e3 / half as f64,
+            dispatches_per_step: dec.decode_dispatches(),
+        });
+    }
+    Ok(out)
+}

@@ -1,0 +1,303 @@
+//! Batched decode: up to `slots` sequences, each with its own region of shared KV caches, advance together
+//! in ONE decode step (one compute pass; activations with a row per active sequence, every weight read
+//! once for all rows; rope, KV append and attention at each row's own slot and position).
+//!
+//! Prefill runs in a single-sequence `Session` (the scratch) whose cache has the same per-slot layout;
+//! the new KV rows are then copied into the slot's region (GPU-side buffer copies, in submission order),
+//! so prompts of any length use the chunked prefill kernels while decode steps stay batched.
+
+use std::sync::Arc;
+
+use super::{Session, SessionOptions, TextModel};
+use crate::gpu::Gpu;
+use crate::graph::{DeviceTensor, Plan, PlanOptions, TensorId};
+use crate::models::decoder::{GraphIo, LayerState, Mode};
+use crate::models::ModelError;
+
+pub type Slot = usize;
+
+/// Where a slot's latest logits (and greedy token) are.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Last {
+    None,
+    /// Copied into `prefill_logits[slot]` / `prefill_tokens[slot]` after the slot's prefill.
+    Prefill,
+    /// Row `r` of the last batched step.
+    Row(usize),
+}
+
+pub struct BatchedDecoder {
+    gpu: Arc<Gpu>,
+    io: GraphIo,
+    plan: Plan,
+    logits: TensorId,
+    scratch: Session,
+    /// The slot whose first `n` positions the scratch cache holds (saves copying a long prefix back in
+    /// when a prompt is prefilled over several steps).
+    scratch_holds: Option<(Slot, usize)>,
+    pos: Vec<usize>,
+    last: Vec<Last>,
+    prefill_logits: wgpu::Buffer,
+    prefill_tokens: wgpu::Buffer,
+    vocab: usize,
+    /// KV heads and head dim (the cache region of one slot is kv_heads * max_seq * head_dim floats).
+    kv_heads: usize,
+    head_dim: usize,
+}
+
+fn buf(t: &DeviceTensor) -> &wgpu::Buffer {
+    match t {
+        DeviceTensor::F32 { buf, .. } | DeviceTensor::U32 { buf, .. } => buf,
+        DeviceTensor::Int4 { q, .. } => q,
+    }
+}
+
+impl BatchedDecoder {
+    /// Needs a family with `supports_batched_decode`.
+    pub fn new(model: &TextModel, slots: usize) -> Result<Self, ModelError> {
+        let arch = &model.arch;
+        if !arch.supports_batched_decode() {
+            return Err(ModelError::Unsupported(format!("batched decode of the {} family", arch.family())));
+        }
+        let gpu = model.gpu.clone();
+        let max_seq = model.max_context();
+        let slots = slots.clamp(1, crate::graph::dispatch::MAX_BATCH_ROWS);
+        let io = arch.new_batched_io(&gpu, slots, max_seq)?;
+        let built = arch.build_graph(&io, Mode::BatchedDecode);
+        let logits = built.logits;
+        let plan = Plan::new(&gpu, built.graph, PlanOptions { max_tokens: slots })?;
+        let scratch = Session::new(model, SessionOptions::default())?;
+        let (kv_heads, head_dim) = match io.layers.first() {
+            Some(LayerState::Attention { k_cache, .. }) => match k_cache.as_ref() {
+                DeviceTensor::F32 { len, cols, .. } => (len / (slots * max_seq * cols), *cols),
+                _ => unreachable!("KV caches are f32"),
+            },
+            _ => return Err(ModelError::Unsupported("batched decode without attention layers".into())),
+        };
+        let vocab = arch.vocab();
+        gpu.check_binding("prefill logits", (slots * vocab * 4) as u64)?;
+        Ok(BatchedDecoder {
+            prefill_logits: gpu.storage("prefill logits", (slots * vocab * 4) as u64),
+            prefill_tokens: gpu.storage("prefill tokens", (slots * 4) as u64),
+            gpu,
+            io,
+            plan,
+            logits,
+            scratch,
+            scratch_holds: None,
+            pos: vec![0; slots],
+            last: vec![Last::None; slots],
+            vocab,
+            kv_heads,
+            head_dim,
+        })
+    }
+
+    pub fn slots(&self) -> usize {
+        self.pos.len()
+    }
+
+    pub fn max_seq(&self) -> usize {
+        self.io.max_seq
+    }
+
+    /// Tokens in the slot's sequence.
+    pub fn len(&self, slot: Slot) -> usize {
+        self.pos[slot]
+    }
+
+    pub fn decode_dispatches(&self) -> usize {
+        self.plan.dispatch_count()
+    }
+
+    fn check_slot(&self, slot: Slot) -> Result<(), ModelError> {
+        if slot >= self.pos.len() {
+            return Err(ModelError::Unsupported(format!("slot {slot} (the decoder has {})", self.pos.len())));
+        }
+        Ok(())
+    }
+
+    fn room(&self, slot: Slot, more: usize) -> Result<(), ModelError> {
+        let need = self.pos[slot] + more;
+        if need > self.io.max_seq {
+            return Err(ModelError::ContextFull { need, max: self.io.max_seq });
+        }
+        Ok(())
+    }
+
+    /// Copies positions [from, to) of every layer's K and V between the slot's region of the batched
+    /// caches and the scratch session's caches.
+    fn copy_kv(&self, enc: &mut wgpu::CommandEncoder, slot: Slot, from: usize, to: usize, into_slot: bool) {
+        if from >= to {
+            return;
+        }
+        let (hd, ms) = (self.head_dim as u64, self.io.max_seq as u64);
+        let row_bytes = hd * 4;
+        let slot_base = slot as u64 * self.kv_heads as u64 * ms * row_bytes;
+        for (big, small) in self.io.layers.iter().zip(&self.scratch.io().layers) {
+            let (
+                LayerState::Attention { k_cache: bk, v_cache: bv },
+                LayerState::Attention { k_cache: sk, v_cache: sv },
+            ) = (big, small)
+            else {
+                continue;
+            };
+            for (b, s) in [(bk, sk), (bv, sv)] {
+                for h in 0..self.kv_heads as u64 {
+                    let off = (h * ms + from as u64) * row_bytes;
+                    let size = (to - from) as u64 * row_bytes;
+                    if into_slot {
+                        enc.copy_buffer_to_buffer(buf(s), off, buf(b), slot_base + off, size);
+                    } else {
+                        enc.copy_buffer_to_buffer(buf(b), slot_base + off, buf(s), off, size);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Makes the scratch session hold the slot's sequence so far.
+    fn load_scratch(&mut self, slot: Slot) {
+        let pos = self.pos[slot];
+        let from = match self.scratch_holds {
+            Some((s, n)) if s == slot && n <= pos => n,
+            _ => 0,
+        };
+        if from < pos {
+            let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+            self.copy_kv(&mut enc, slot, from, pos, false);
+            self.gpu.queue.submit([enc.finish()]);
+        }
+        self.scratch.reset();
+        self.scratch.pos = pos;
+    }
+
+    /// After a scratch prefill of positions [start, pos): KV rows into the slot, last logits row and greedy
+    /// token into the slot's prefill outputs.
+    fn store_scratch(&mut self, slot: Slot, start: usize) {
+        let end = self.scratch.pos;
+        let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+        self.copy_kv(&mut enc, slot, start, end, true);
+        let (lbuf, loff) = self.scratch.last_logits_row();
+        let row = (self.vocab * 4) as u64;
+        enc.copy_buffer_to_buffer(lbuf, loff, &self.prefill_logits, slot as u64 * row, row);
+        enc.copy_buffer_to_buffer(buf(&self.scratch.io().next_token), 0, &self.prefill_tokens, slot as u64 * 4, 4);
+        self.gpu.queue.submit([enc.finish()]);
+        self.pos[slot] = end;
+        self.last[slot] = Last::Prefill;
+        self.scratch_holds = Some((slot, end));
+    }
+
+    /// Appends `tokens` to the slot's sequence (an empty slot starts a new one). Submits work.
+    pub fn prefill(&mut self, slot: Slot, tokens: &[u32]) -> Result<(), ModelError> {
+        self.check_slot(slot)?;
+        self.room(slot, tokens.len())?;
+        if tokens.is_empty() {
+            return Ok(());
+        }
+        let start = self.pos[slot];
+        self.load_scratch(slot);
+        self.scratch.prefill(tokens)?;
+        self.store_scratch(slot, start);
+        Ok(())
+    }
+
+    /// Like `prefill`, returning the logits after every token ([n, vocab]) from one all-logits prefill.
+    pub fn prefill_all_logits(&mut self, slot: Slot, tokens: &[u32]) -> Result<Vec<f32>, ModelError> {
+        self.check_slot(slot)?;
+        self.room(slot, tokens.len())?;
+        if tokens.is_empty() {
+            return Ok(Vec::new());
+        }
+        let start = self.pos[slot];
+        self.load_scratch(slot);
+        let logits = self.scratch.prefill_all_logits(tokens)?;
+        self.store_scratch(slot, start);
+        Ok(logits)
+    }
+
+    /// One batched decode step: row r feeds `batch[r].1` to the sequence in slot `batch[r].0`. Slots must
+    /// be distinct. Submits work.
+    pub fn decode(&mut self, batch: &[(Slot, u32)]) -> Result<(), ModelError> {
+        if batch.is_empty() {
+            return Ok(());
+        }
+        if batch.len() > self.slots() {
+            return Err(ModelError::Unsupported(format!("{} rows in a batch of {} slots", batch.len(), self.slots())));
+        }
+        let mut rows = Vec::with_capacity(batch.len() * 2);
+        let mut tokens = Vec::with_capacity(batch.len());
+        for (r, &(slot, token)) in batch.iter().enumerate() {
+            self.check_slot(slot)?;
+            self.room(slot, 1)?;
+            if batch[..r].iter().any(|b| b.0 == slot) {
+                return Err(ModelError::Unsupported(format!("slot {slot} twice in one decode step")));
+            }
+            rows.extend([slot as u32, self.pos[slot] as u32]);
+            tokens.push(token);
+        }
+        let q = &self.gpu.queue;
+        q.write_buffer(buf(&self.io.tokens_in), 0, bytemuck::cast_slice(&tokens));
+        q.write_buffer(buf(self.io.rows.as_ref().expect("batched io has rows")), 0, bytemuck::cast_slice(&rows));
+        self.plan.run(batch.len(), 0);
+        for (r, &(slot, _)) in batch.iter().enumerate() {
+            self.pos[slot] += 1;
+            self.last[slot] = Last::Row(r);
+        }
+        Ok(())
+    }
+
+    fn no_step(slot: Slot) -> ModelError {
+        ModelError::Unsupported(format!("reading slot {slot} before any step"))
+    }
+
+    /// The logits ([vocab]) after the slot's last step (blocking readback of one row).
+    pub fn logits(&self, slot: Slot) -> Result<Vec<f32>, ModelError> {
+        self.check_slot(slot)?;
+        let row = (self.vocab * 4) as u64;
+        let bytes = match self.last[slot] {
+            Last::None => return Err(Self::no_step(slot)),
+            Last::Prefill => self.gpu.read_bytes_at(&self.prefill_logits, slot as u64 * row, row)?,
+            Last::Row(r) => self.gpu.read_bytes_at(self.plan.buffer(self.logits), r as u64 * row, row)?,
+        };
+        Ok(bytemuck::cast_slice(&bytes).to_vec())
+    }
+
+    /// The GPU argmax of each slot's latest logits (one small readback per source buffer).
+    pub fn greedy_tokens(&self, slots: &[Slot]) -> Result<Vec<u32>, ModelError> {
+        for &s in slots {
+            self.check_slot(s)?;
+            if self.last[s] == Last::None {
+                return Err(Self::no_step(s));
+            }
+        }
+        let rows = slots.iter().filter_map(|&s| if let Last::Row(r) = self.last[s] { Some(r + 1) } else { None });
+        let decoded = match rows.max() {
+            Some(n) => self.gpu.read_u32(buf(&self.io.next_token), n)?,
+            None => Vec::new(),
+        };
+        let prefilled = if slots.iter().any(|&s| self.last[s] == Last::Prefill) {
+            self.gpu.read_u32(&self.prefill_tokens, self.slots())?
+        } else {
+            Vec::new()
+        };
+        Ok(slots
+            .iter()
+            .map(|&s| match self.last[s] {
+                Last::Row(r) => decoded[r],
+                _ => prefilled[s],
+            })
+            .collect())
+    }
+
+    /// Forgets the slot's sequence (positions >= 0 are overwritten before they are read again).
+    pub fn release(&mut self, slot: Slot) {
+        if slot < self.pos.len() {
+            self.pos[slot] = 0;
+            self.last[slot] = Last::None;
+            if self.scratch_holds.is_some_and(|(s, _)| s == slot) {
+                self.scratch_holds = None;
+            }
+        }
+    }
+}

@@ -1,0 +1,93 @@
+//! Qwen3.5 as a `TextArch`: per layer either a KV cache (full attention) or a
+//! recurrent state (DeltaNet conv window + delta-rule matrices).
+
+use std::path::Path;
+
+use super::{Qwen35Config, Qwen35Weights};
+use crate::gpu::Gpu;
+use crate::graph::DeviceTensor;
+use crate::models::decoder::{Built, GraphIo, LayerState, Mode, TextArch};
+use crate::models::qwen3_5::config::LayerKind;
+use crate::models::rope::{cos_sin_table, inv_freq, RopeScaling};
+use crate::models::{read_json, ModelError};
+use crate::weights::{TensorSource, WeightFormat};
+
+/// The `architectures` names this family loads.
+pub const ARCHITECTURES: &[&str] = &["Qwen3_5ForCausalLM", "Qwen3_5ForConditionalGeneration"];
+
+pub struct Qwen35Arch {
+    pub cfg: Qwen35Config,
+    pub weights: Qwen35Weights,
+}
+
+/// Parses a Qwen3.5 config.json (text config, or a multimodal one's text_config).
+pub fn read_config(config_path: &Path) -> Result<Qwen35Config, ModelError> {
+    let v: serde_json::Value = read_json(config_path)?;
+    Qwen35Config::from_json(&v).map_err(|msg| ModelError::Config { path: config_path.to_path_buf(), msg })
+}
+
+/// `ArchLoader` for the family's config.json.
+pub fn load(
+    gpu: &Gpu,
+    config_path: &Path,
+    src: &dyn TensorSource,
+    format: WeightFormat,
+) -> Result<Box<dyn TextArch>, ModelError> {
+    let cfg = read_config(config_path)?;
+    let weights = Qwen35Weights::load(gpu, src, &cfg, format)?;
+    Ok(Box::new(Qwen35Arch { cfg, weights }))
+}
+
+impl TextArch for Qwen35Arch {
+    fn family(&self) -> &'static str {
+        "qwen3_5"
+    }
+    fn vocab(&self) -> usize {
+        self.cfg.vocab
+    }
+    fn layers(&self) -> usize {
+        self.cfg.layers()
+    }
+    fn max_positions(&self) -> usize {
+        self.cfg.max_pos
+    }
+    fn eos(&self) -> &[u32] {
+        &self.cfg.eos
+    }
+    fn bos(&self) -> Option<u32> {
+        self.cfg.bos
+    }
+    fn weight_bytes(&self) -> u64 {
+        self.weights.bytes()
+    }
+
+    fn new_io(&self, gpu: &Gpu, chunk: usize, max_seq: usize) -> Result<GraphIo, ModelError> {
+        let c = &self.cfg;
+        let mut io = GraphIo::base(gpu, chunk, max_seq)?;
+        let table = cos_sin_table(&inv_freq(c.rope_theta, c.rotary_dim, &RopeScaling::None), max_seq);
+        io.cos_sin = Some(DeviceTensor::f32(gpu, "rope.cos_sin", &table, 2)?);
+        let kv_len = c.kv_heads * max_seq * c.head_dim;
+        for (i, kind) in c.layer_kinds.iter().enumerate() {
+            io.layers.push(match kind {
+                LayerKind::Full => LayerState::Attention {
+                    k_cache: DeviceTensor::zeros(gpu, &format!("k_cache.{i}"), kv_len, c.head_dim)?,
+                    v_cache: DeviceTensor::zeros(gpu, &format!("v_cache.{i}"), kv_len, c.head_dim)?,
+                },
+                LayerKind::Linear => LayerState::Recurrent(vec![
+                    DeviceTensor::zeros(
+                        gpu,
+                        &format!("conv_state.{i}"),
+                        c.conv_dim() * (c.conv_kernel - 1),
+                        c.conv_kernel - 1,
+                    )?,
+                    DeviceTensor::zeros(gpu, &format!("delta_state.{i}"), c.v_heads * c.dk * c.dv, c.dv)?,
+                ]),
+            });
+        }
+        Ok(io)
+    }
+
+    fn build_graph(&self, io: &GraphIo, mode: Mode) -> Built {
+        super::graph::build_graph(&self.cfg, &self.weights, io, mode)
+    }
+}

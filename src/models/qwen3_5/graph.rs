@@ -1,0 +1,177 @@
+//! The Qwen3.5 decoder graph: embed; per layer (1 + w) RMSNorm, then a Gated
+//! DeltaNet (in_proj qkv/z/b/a, causal conv + SiLU, gated delta rule,
+//! RMSNormGated with z, out_proj) or gated attention (q + output gate, k, v,
+//! per-head q/k norms, partial rope, KV append, attention, sigmoid gate,
+//! o_proj); residual; (1 + w) RMSNorm, SwiGLU MLP, residual; final norm,
+//! lm_head, argmax.
+
+use std::sync::Arc;
+
+use super::config::Qwen35Config;
+use super::weights::{AttnWeights, DeltaWeights, Mixer, Qwen35Weights};
+use crate::graph::hybrid::{CausalConv, DeltaShape, GatedDelta, RmsNormGated, SigmoidGate};
+use crate::graph::ir::{AttnShape, RopeAttrs};
+use crate::graph::{DeviceTensor, Graph, Op, Rows, TensorId};
+use crate::models::decoder::{Built, GraphIo, LayerState, Mode};
+
+fn act(g: &mut Graph, name: &str, width: usize) -> TensorId {
+    g.activation(name, width, Rows::Tokens)
+}
+
+fn norm(g: &mut Graph, x: TensorId, weight: TensorId, name: &str, dim: usize, rows: usize, eps: f32) -> TensorId {
+    let out = act(g, name, dim * rows);
+    g.push(Op::RmsNorm { x, weight, out, dim, rows_per_token: rows, eps, add_unit: true });
+    out
+}
+
+fn matmul(g: &mut Graph, x: TensorId, w: TensorId, name: &str, width: usize) -> TensorId {
+    let out = act(g, name, width);
+    g.push(Op::MatMul { x, w, bias: None, out, last_row: false });
+    out
+}
+
+/// The DeltaNet token mixer of layer `i` on the normed input `xn`.
+fn delta(
+    g: &mut Graph,
+    c: &Qwen35Config,
+    i: usize,
+    d: &DeltaWeights,
+    state: &[Arc<DeviceTensor>],
+    xn: TensorId,
+) -> TensorId {
+    let mut bind = |name: &str, t: &Arc<DeviceTensor>| g.bound(format!("layers.{i}.linear_attn.{name}"), t.clone());
+    let (w_qkv, w_z, w_b, w_a) = (
+        bind("in_proj_qkv", &d.in_qkv),
+        bind("in_proj_z", &d.in_z),
+        bind("in_proj_b", &d.in_b),
+        bind("in_proj_a", &d.in_a),
+    );
+    let (conv_w, a_log, dt_bias) = (bind("conv1d", &d.conv), bind("A_log", &d.a_log), bind("dt_bias", &d.dt_bias));
+    let (norm_w, w_out) = (bind("norm", &d.norm), bind("out_proj", &d.out));
+    let (conv_state, delta_state) = (bind("conv_state", &state[0]), bind("delta_state", &state[1]));
+    let mixed = matmul(g, xn, w_qkv, "mixed_qkv", c.conv_dim());
+    let z = matmul(g, xn, w_z, "z", c.value_dim());
+    let b = matmul(g, xn, w_b, "b", c.v_heads);
+    let a = matmul(g, xn, w_a, "a", c.v_heads);
+    let conv = act(g, "conv", c.conv_dim());
+    g.push(Op::CausalConv(CausalConv {
+        x: mixed,
+        weight: conv_w,
+        state: conv_state,
+        out: conv,
+        channels: c.conv_dim(),
+        kernel: c.conv_kernel,
+    }));
+    let core = act(g, "delta", c.value_dim());
+    let attrs = DeltaShape { k_heads: c.k_heads, v_heads: c.v_heads, dk: c.dk, dv: c.dv };
+    g.push(Op::GatedDelta(GatedDelta { qkv: conv, a, b, a_log, dt_bias, state: delta_state, out: core, attrs }));
+    let gated = act(g, "delta_normed", c.value_dim());
+    g.push(Op::RmsNormGated(RmsNormGated {
+        x: core,
+        z,
+        weight: norm_w,
+        out: gated,
+        dim: c.dv,
+        rows_per_token: c.v_heads,
+        eps: c.eps,
+    }));
+    matmul(g, gated, w_out, "mixer_out", c.hidden)
+}
+
+/// The gated attention token mixer of layer `i`.
+#[allow(clippy::too_many_arguments)]
+fn attention(
+    g: &mut Graph,
+    c: &Qwen35Config,
+    i: usize,
+    w: &AttnWeights,
+    (k_cache, v_cache): (&Arc<DeviceTensor>, &Arc<DeviceTensor>),
+    cos_sin: TensorId,
+    max_seq: usize,
+    xn: TensorId,
+) -> TensorId {
+    let (hd, qw, kvw) = (c.head_dim, c.heads * c.head_dim, c.kv_heads * c.head_dim);
+    let mut bind = |name: &str, t: &Arc<DeviceTensor>| g.bound(format!("layers.{i}.self_attn.{name}"), t.clone());
+    let (wq, wgate, wk, wv, wo) = (
+        bind("q_proj.query", &w.q),
+        bind("q_proj.gate", &w.gate),
+        bind("k_proj", &w.k),
+        bind("v_proj", &w.v),
+        bind("o_proj", &w.o),
+    );
+    let (qn, kn) = (bind("q_norm", &w.q_norm), bind("k_norm", &w.k_norm));
+    let (kc, vc) = (bind("k_cache", k_cache), bind("v_cache", v_cache));
+    let q = matmul(g, xn, wq, "q", qw);
+    let gate = matmul(g, xn, wgate, "attn_gate", qw);
+    let k = matmul(g, xn, wk, "k", kvw);
+    let v = matmul(g, xn, wv, "v", kvw);
+    let q = norm(g, q, qn, "q_normed", hd, c.heads, c.eps);
+    let k = norm(g, k, kn, "k_normed", hd, c.kv_heads, c.eps);
+    let rope = RopeAttrs {
+        n_q_heads: c.heads,
+        n_kv_heads: c.kv_heads,
+        head_dim: hd,
+        rotary_dim: c.rotary_dim,
+        interleaved: false,
+        max_pos: max_seq,
+    };
+    let shape = AttnShape { n_heads: c.heads, n_kv_heads: c.kv_heads, head_dim: hd, max_seq };
+    let (qr, kr) = (act(g, "q_rope", qw), act(g, "k_rope", kvw));
+    g.push(Op::Rope { q, k, cos_sin, q_out: qr, k_out: kr, attrs: rope });
+    g.push(Op::KvAppend { k: kr, v, k_cache: kc, v_cache: vc, attrs: shape });
+    let attn = act(g, "attn", qw);
+    g.push(Op::Attention { q: qr, k_cache: kc, v_cache: vc, out: attn, attrs: shape, scale: 1.0 / (hd as f32).sqrt() });
+    let gated = act(g, "attn_gated", qw);
+    g.push(Op::SigmoidGate(SigmoidGate { x: attn, gate, out: gated }));
+    matmul(g, gated, wo, "mixer_out", c.hidden)
+}
+
+pub fn build_graph(c: &Qwen35Config, w: &Qwen35Weights, io: &GraphIo, mode: Mode) -> Built {
+    let mut g = Graph::default();
+    let h = c.hidden;
+    let tokens = match mode {
+        Mode::Decode => g.bound("next_token", io.next_token.clone()),
+        // (BatchedDecode is never asked of this family: supports_batched_decode() is false.)
+        Mode::Prefill { .. } | Mode::BatchedDecode => g.bound("tokens_in", io.tokens_in.clone()),
+    };
+    let next_token = g.bound("next_token", io.next_token.clone());
+    let cos_sin = g.bound("rope.cos_sin", io.cos_sin.clone().expect("qwen3_5 allocates a rope table"));
+    let table = g.bound("embed_tokens", w.embed.clone());
+    let mut x = act(&mut g, "embed", h);
+    g.push(Op::Embed { tokens, table, out: x });
+    for (i, l) in w.layers.iter().enumerate() {
+        let attn_norm = g.bound(format!("layers.{i}.input_layernorm"), l.attn_norm.clone());
+        let mlp_norm = g.bound(format!("layers.{i}.post_attention_layernorm"), l.mlp_norm.clone());
+        let wg = g.bound(format!("layers.{i}.gate_proj"), l.gate.clone());
+        let wu = g.bound(format!("layers.{i}.up_proj"), l.up.clone());
+        let wd = g.bound(format!("layers.{i}.down_proj"), l.down.clone());
+        let xn = norm(&mut g, x, attn_norm, "attn_in", h, 1, c.eps);
+        let o = match (&l.mixer, &io.layers[i]) {
+            (Mixer::Delta(d), LayerState::Recurrent(state)) => delta(&mut g, c, i, d, state, xn),
+            (Mixer::Attn(a), LayerState::Attention { k_cache, v_cache }) => {
+                attention(&mut g, c, i, a, (k_cache, v_cache), cos_sin, io.max_seq, xn)
+            }
+            _ => unreachable!("new_io allocates the state each layer kind needs"),
+        };
+        let x2 = act(&mut g, "resid_attn", h);
+        g.push(Op::Add { a: x, b: o, out: x2 });
+        let xn2 = norm(&mut g, x2, mlp_norm, "mlp_in", h, 1, c.eps);
+        let gt = matmul(&mut g, xn2, wg, "gate", c.intermediate);
+        let up = matmul(&mut g, xn2, wu, "up", c.intermediate);
+        let s = act(&mut g, "swiglu", c.intermediate);
+        g.push(Op::SwiGlu { gate: gt, up, out: s });
+        let d = matmul(&mut g, s, wd, "down", h);
+        let x3 = act(&mut g, "resid_mlp", h);
+        g.push(Op::Add { a: x2, b: d, out: x3 });
+        x = x3;
+    }
+    let final_norm = g.bound("norm", w.final_norm.clone());
+    let xn = norm(&mut g, x, final_norm, "final_norm", h, 1, c.eps);
+    let lm_head = g.bound("lm_head", w.lm_head.clone());
+    let all = matches!(mode, Mode::Prefill { all_logits: true });
+    let logits = g.activation("logits", c.vocab, if all { Rows::Tokens } else { Rows::One });
+    g.push(Op::MatMul { x: xn, w: lm_head, bias: None, out: logits, last_row: !all });
+    g.push(Op::Argmax { logits, out: next_token, last_row: all });
+    g.outputs.push(logits);
+    Built { graph: g, logits, next_token }
+}

@@ -1,0 +1,146 @@
+//! Loading Qwen3.5 tensors (transformers names) onto the GPU.
+
+use std::sync::Arc;
+
+use super::config::{LayerKind, Qwen35Config};
+use crate::gpu::Gpu;
+use crate::graph::DeviceTensor;
+use crate::weights::upload::{matrix, matrix_from, vector};
+use crate::weights::{TensorSource, WeightError, WeightFormat};
+
+/// A Gated DeltaNet token mixer.
+pub struct DeltaWeights {
+    pub in_qkv: Arc<DeviceTensor>,
+    pub in_z: Arc<DeviceTensor>,
+    pub in_b: Arc<DeviceTensor>,
+    pub in_a: Arc<DeviceTensor>,
+    /// [conv_dim, kernel] (the checkpoint's [conv_dim, 1, kernel]).
+    pub conv: Arc<DeviceTensor>,
+    pub a_log: Arc<DeviceTensor>,
+    pub dt_bias: Arc<DeviceTensor>,
+    /// RMSNormGated weight [dv] (plain, not 1 + w).
+    pub norm: Arc<DeviceTensor>,
+    pub out: Arc<DeviceTensor>,
+}
+
+/// A gated attention token mixer; q_proj's interleaved [query | gate] rows per
+/// head are split at load into two matrices.
+pub struct AttnWeights {
+    pub q: Arc<DeviceTensor>,
+    pub gate: Arc<DeviceTensor>,
+    pub k: Arc<DeviceTensor>,
+    pub v: Arc<DeviceTensor>,
+    pub o: Arc<DeviceTensor>,
+    pub q_norm: Arc<DeviceTensor>,
+    pub k_norm: Arc<DeviceTensor>,
+}
+
+pub enum Mixer {
+    Delta(DeltaWeights),
+    Attn(AttnWeights),
+}
+
+pub struct LayerWeights {
+    pub attn_norm: Arc<DeviceTensor>,
+    pub mixer: Mixer,
+    pub mlp_norm: Arc<DeviceTensor>,
+    pub gate: Arc<DeviceTensor>,
+    pub up: Arc<DeviceTensor>,
+    pub down: Arc<DeviceTensor>,
+}
+
+pub struct Qwen35Weights {
+    pub embed: Arc<DeviceTensor>,
+    pub lm_head: Arc<DeviceTensor>,
+    pub final_norm: Arc<DeviceTensor>,
+    pub layers: Vec<LayerWeights>,
+}
+
+/// Splits q_proj [heads * 2 * hd, h] (per head: hd query rows, then hd gate rows).
+fn split_q(data: &[f32], heads: usize, hd: usize, h: usize) -> (Vec<f32>, Vec<f32>) {
+    let (mut q, mut g) = (Vec::with_capacity(data.len() / 2), Vec::with_capacity(data.len() / 2));
+    for head in 0..heads {
+        let base = head * 2 * hd * h;
+        q.extend_from_slice(&data[base..base + hd * h]);
+        g.extend_from_slice(&data[base + hd * h..base + 2 * hd * h]);
+    }
+    (q, g)
+}
+
+impl Qwen35Weights {
+    pub fn load(gpu: &Gpu, ck: &dyn TensorSource, c: &Qwen35Config, format: WeightFormat) -> Result<Self, WeightError> {
+        let h = c.hidden;
+        let p0 = &c.prefix;
+        let embed = matrix(gpu, ck, &format!("{p0}embed_tokens.weight"), c.vocab, h, format)?;
+        let lm_head = if c.tied || !ck.contains("lm_head.weight") {
+            embed.clone()
+        } else {
+            matrix(gpu, ck, "lm_head.weight", c.vocab, h, format)?
+        };
+        let final_norm = vector(gpu, ck, &format!("{p0}norm.weight"), h)?;
+        let mut layers = Vec::with_capacity(c.layers());
+        for (i, kind) in c.layer_kinds.iter().enumerate() {
+            let p = |s: &str| format!("{p0}layers.{i}.{s}");
+            let lin = |s: &str, rows, cols| matrix(gpu, ck, &p(s), rows, cols, format);
+            let vec = |s: &str, len| vector(gpu, ck, &p(s), len);
+            let mixer = match kind {
+                LayerKind::Linear => {
+                    let conv = ck.f32(&p("linear_attn.conv1d.weight"), &[c.conv_dim(), 1, c.conv_kernel])?;
+                    Mixer::Delta(DeltaWeights {
+                        in_qkv: lin("linear_attn.in_proj_qkv.weight", c.conv_dim(), h)?,
+                        in_z: lin("linear_attn.in_proj_z.weight", c.value_dim(), h)?,
+                        in_b: lin("linear_attn.in_proj_b.weight", c.v_heads, h)?,
+                        in_a: lin("linear_attn.in_proj_a.weight", c.v_heads, h)?,
+                        conv: DeviceTensor::f32(gpu, &p("linear_attn.conv1d.weight"), &conv, c.conv_kernel)?,
+                        a_log: vec("linear_attn.A_log", c.v_heads)?,
+                        dt_bias: vec("linear_attn.dt_bias", c.v_heads)?,
+                        norm: vec("linear_attn.norm.weight", c.dv)?,
+                        out: lin("linear_attn.out_proj.weight", h, c.value_dim())?,
+                    })
+                }
+                LayerKind::Full => {
+                    let (hd, qw) = (c.head_dim, c.heads * c.head_dim);
+                    let name = p("self_attn.q_proj.weight");
+                    let (q, gate) = split_q(&ck.f32(&name, &[2 * qw, h])?, c.heads, hd, h);
+                    Mixer::Attn(AttnWeights {
+                        q: matrix_from(gpu, &format!("{name}.query"), q, qw, h, format)?,
+                        gate: matrix_from(gpu, &format!("{name}.gate"), gate, qw, h, format)?,
+                        k: lin("self_attn.k_proj.weight", c.kv_heads * hd, h)?,
+                        v: lin("self_attn.v_proj.weight", c.kv_heads * hd, h)?,
+                        o: lin("self_attn.o_proj.weight", h, qw)?,
+                        q_norm: vec("self_attn.q_norm.weight", hd)?,
+                        k_norm: vec("self_attn.k_norm.weight", hd)?,
+                    })
+                }
+            };
+            layers.push(LayerWeights {
+                attn_norm: vec("input_layernorm.weight", h)?,
+                mixer,
+                mlp_norm: vec("post_attention_layernorm.weight", h)?,
+                gate: lin("mlp.gate_proj.weight", c.intermediate, h)?,
+                up: lin("mlp.up_proj.weight", c.intermediate, h)?,
+                down: lin("mlp.down_proj.weight", h, c.intermediate)?,
+            });
+        }
+        Ok(Qwen35Weights { embed, lm_head, final_norm, layers })
+    }
+
+    /// Bytes of weights one decode step reads (the lm_head counted once if tied).
+    pub fn bytes(&self) -> u64 {
+        let sum = |ts: &[&Arc<DeviceTensor>]| ts.iter().map(|t| t.bytes()).sum::<u64>();
+        let layers: u64 = self
+            .layers
+            .iter()
+            .map(|l| {
+                let mixer = match &l.mixer {
+                    Mixer::Delta(d) => {
+                        sum(&[&d.in_qkv, &d.in_z, &d.in_b, &d.in_a, &d.conv, &d.a_log, &d.dt_bias, &d.norm, &d.out])
+                    }
+                    Mixer::Attn(a) => sum(&[&a.q, &a.gate, &a.k, &a.v, &a.o, &a.q_norm, &a.k_norm]),
+                };
+                mixer + sum(&[&l.attn_norm, &l.mlp_norm, &l.gate, &l.up, &l.down])
+            })
+            .sum();
+        layers + self.lm_head.bytes() + self.final_norm.bytes()
+    }
+}

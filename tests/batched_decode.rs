@@ -1,0 +1,268 @@
+//! Batched decode: the per-row attention kernel and per-row argmax against the CPU reference, and whole
+//! batched decode steps of the dense fixtures against single-sequence sessions, with rows at different
+//! positions joining and leaving between steps.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::{assert_close, gpu, randn, rng};
+use gerbil::engine::{BatchedDecoder, LoadOptions, Session, SessionOptions, TextModel};
+use gerbil::graph::ir::{AttentionDecode, AttnShape, RopeAttrs};
+use gerbil::graph::{DeviceTensor, Graph, Op, Plan, PlanOptions, Rows, TensorId};
+use gerbil::reference;
+use gerbil::weights::WeightFormat;
+use rand::Rng;
+
+fn f32t(g: &mut Graph, label: &str, data: &[f32], cols: usize) -> TensorId {
+    g.bound(label, DeviceTensor::f32(&gpu(), label, data, cols).unwrap())
+}
+
+#[test]
+fn attention_rows_each_row_at_its_own_slot_and_position() {
+    let mut r = rng("attention_rows");
+    for (nh, nkv, hd, rot, qk_norm, interleaved) in
+        [(4, 2, 16, 16, true, false), (9, 3, 64, 64, false, false), (6, 2, 32, 16, true, true)]
+    {
+        let (max_seq, slots) = (80, 5);
+        let (qw, kvw) = (nh * hd, nkv * hd);
+        let table: Vec<[f32; 2]> = (0..max_seq)
+            .flat_map(|p| {
+                (0..rot / 2).map(move |i| {
+                    let a = p as f32 / 10000f32.powf(2.0 * i as f32 / rot as f32);
+                    [a.cos(), a.sin()]
+                })
+            })
+            .collect();
+        // Rows use slots 3, 0, 4 (not in order, one slot idle) at different positions, including 0 and the last.
+        let rows: Vec<(usize, usize)> = vec![(3, r.random_range(1..max_seq - 1)), (0, 0), (4, max_seq - 1)];
+        let m = rows.len();
+        let mut caches: Vec<reference::KvCache> = (0..slots)
+            .map(|_| {
+                let mut c = reference::KvCache::new(nkv, max_seq, hd);
+                c.append(&randn(&mut r, max_seq * kvw), &randn(&mut r, max_seq * kvw), 0);
+                c
+            })
+            .collect();
+        let (q, k, v) = (randn(&mut r, m * qw), randn(&mut r, m * kvw), randn(&mut r, m * kvw));
+        let (qn, kn) = (randn(&mut r, hd), randn(&mut r, hd));
+        let mut g = Graph::default();
+        let (qt, kt, vt) = (f32t(&mut g, "q", &q, qw), f32t(&mut g, "k", &k, kvw), f32t(&mut g, "v", &v, kvw));
+        let flat: Vec<f32> = table.iter().flatten().copied().collect();
+        let cs = f32t(&mut g, "cos_sin", &flat, 2);
+        let (qnt, knt) = (f32t(&mut g, "qn", &qn, hd), f32t(&mut g, "kn", &kn, hd));
+        let all_k: Vec<f32> = caches.iter().flat_map(|c| c.k.clone()).collect();
+        let all_v: Vec<f32> = caches.iter().flat_map(|c| c.v.clone()).collect();
+        let kc = f32t(&mut g, "k_cache", &all_k, hd);
+        let vc = f32t(&mut g, "v_cache", &all_v, hd);
+        let pairs: Vec<u32> = rows.iter().flat_map(|&(s, p)| [s as u32, p as u32]).collect();
+        let rows_t = g.bound("rows", DeviceTensor::u32(&gpu(), "rows", &pairs).unwrap());
+        let out = g.activation("out", qw, Rows::Tokens);
+        let attrs = AttnShape { n_heads: nh, n_kv_heads: nkv, head_dim: hd, max_seq };
+        let rope =
+            RopeAttrs { n_q_heads: nh, n_kv_heads: nkv, head_dim: hd, rotary_dim: rot, interleaved, max_pos: max_seq };
+        let scale = 1.0 / (hd as f32).sqrt();
+        let attn = AttentionDecode {
+            q: qt,
+            k: kt,
+            v: vt,
+            cos_sin: cs,
+            qk_norm: qk_norm.then_some((qnt, knt, 1e-6)),
+            k_cache: kc,
+            v_cache: vc,
+            out,
+            attrs,
+            rope,
+            scale,
+        };
+        g.push(Op::AttentionRows { attn, rows: rows_t });
+        g.outputs.push(out);
+        let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: slots }).unwrap();
+        plan.poison_activations();
+        plan.run(m, 0);
+
+        let mut want = Vec::new();
+        for (i, &(slot, pos)) in rows.iter().enumerate() {
+            let (qi, ki, vi) = (&q[i * qw..(i + 1) * qw], &k[i * kvw..(i + 1) * kvw], &v[i * kvw..(i + 1) * kvw]);
+            let (q1, k1) = if qk_norm {
+                (reference::rmsnorm(qi, &qn, hd, 1e-6, false), reference::rmsnorm(ki, &kn, hd, 1e-6, false))
+            } else {
+                (qi.to_vec(), ki.to_vec())
+            };
+            let q2 = reference::rope(&q1, nh, hd, rot, interleaved, &table, &[pos]);
+            let k2 = reference::rope(&k1, nkv, hd, rot, interleaved, &table, &[pos]);
+            caches[slot].append(&k2, vi, pos);
+            want.extend(reference::attention(&q2, &caches[slot], nh, pos, scale));
+        }
+        let label = format!("attention_rows nh={nh} nkv={nkv} hd={hd}");
+        assert_close(&label, &plan.read_f32(out, m * qw).unwrap(), &want, 2e-5, 1e-4);
+        let want_k: Vec<f32> = caches.iter().flat_map(|c| c.k.clone()).collect();
+        let want_v: Vec<f32> = caches.iter().flat_map(|c| c.v.clone()).collect();
+        assert_close(
+            "k caches after append",
+            &gpu().read_f32(plan.buffer(kc), want_k.len()).unwrap(),
+            &want_k,
+            1e-6,
+            1e-6,
+        );
+        assert_close(
+            "v caches after append",
+            &gpu().read_f32(plan.buffer(vc), want_v.len()).unwrap(),
+            &want_v,
+            0.0,
+            0.0,
+        );
+    }
+}
+
+#[test]
+fn argmax_per_row() {
+    let mut r = rng("argmax_per_row");
+    let (n, m, max_rows) = (1000, 5, 8);
+    let mut logits = randn(&mut r, max_rows * n);
+    // A tie in row 1: the lower index wins, like torch.argmax.
+    logits[n + 10] = 5.0;
+    logits[n + 700] = 5.0;
+    let mut g = Graph::default();
+    let x = f32t(&mut g, "x", &logits, n);
+    let ones: Vec<f32> = vec![1.0; n];
+    let w = f32t(&mut g, "unit", &ones, n);
+    // The per-row argmax reads an activation with one row per token (as after lm_head).
+    let l = g.activation("logits", n, Rows::Tokens);
+    g.push(Op::RmsNorm { x, weight: w, out: l, dim: n, rows_per_token: 1, eps: 0.0, add_unit: false });
+    let out = g.bound("tokens", DeviceTensor::u32(&gpu(), "tokens", &vec![u32::MAX; max_rows]).unwrap());
+    g.push(Op::Argmax { logits: l, out, last_row: false });
+    g.outputs.push(l);
+    let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: max_rows }).unwrap();
+    plan.run(m, 0);
+    let got = gpu().read_u32(plan.buffer(out), max_rows).unwrap();
+    for row in 0..m {
+        let want = reference::argmax(&logits[row * n..(row + 1) * n]);
+        assert_eq!(got[row], want, "row {row}");
+    }
+    assert_eq!(got[1], 10, "ties pick the lowest index");
+    assert!(got[m..].iter().all(|&t| t == u32::MAX), "rows past the step are not written: {got:?}");
+}
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+fn max_diff(a: &[f32], b: &[f32]) -> f32 {
+    assert_eq!(a.len(), b.len());
+    a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
+}
+
+/// One sequence of the schedule: joins `slot` before step `join` with `prompt`, then is fed `feed[i]` at
+/// step join + i, and leaves after its last token.
+struct Seq {
+    slot: usize,
+    join: usize,
+    prompt: Vec<u32>,
+    feed: Vec<u32>,
+    solo: Session,
+}
+
+/// Batched decode of the fixture == the same sequences decoded alone, step by step (logits <= tol).
+fn batched_matches_single(name: &str, format: WeightFormat, tol: f32) {
+    let mut r = rng(&format!("batched {name}"));
+    let opts = LoadOptions { format, max_context: 64, prefill_chunk: 16, ..Default::default() };
+    let model = TextModel::load(&gpu(), &fixture(name), opts).unwrap();
+    let vocab = model.arch.vocab() as u32;
+    let mut dec = BatchedDecoder::new(&model, 4).unwrap();
+    let mut tokens = |n: usize| -> Vec<u32> { (0..n).map(|_| r.random_range(0..vocab)).collect() };
+    // (slot, join step, prompt length, steps): rows at different positions; slot 2 is reused after its
+    // first sequence leaves; a 20-token prompt spans two prefill chunks.
+    let plan = [(0, 0, 5, 7), (2, 0, 12, 3), (1, 2, 20, 5), (2, 3, 1, 4), (3, 5, 9, 2)];
+    let mut seqs: Vec<Seq> = plan
+        .iter()
+        .map(|&(slot, join, plen, steps)| Seq {
+            slot,
+            join,
+            prompt: tokens(plen),
+            feed: tokens(steps),
+            solo: Session::new(&model, SessionOptions::default()).unwrap(),
+        })
+        .collect();
+    let last_step = plan.iter().map(|p| p.1 + p.3).max().unwrap();
+    let mut worst = 0f32;
+    let mut rows_seen = Vec::new();
+    for step in 0..last_step {
+        for s in seqs.iter_mut().filter(|s| s.join == step) {
+            dec.release(s.slot);
+            dec.prefill(s.slot, &s.prompt).unwrap();
+            s.solo.prefill(&s.prompt).unwrap();
+            let d = max_diff(&dec.logits(s.slot).unwrap(), &s.solo.logits().unwrap());
+            assert!(d <= tol, "{name}: prefill logits of slot {} differ by {d}", s.slot);
+            assert_eq!(dec.greedy_tokens(&[s.slot]).unwrap()[0], s.solo.next_token().unwrap(), "{name}: prefill token");
+        }
+        let active: Vec<usize> =
+            (0..seqs.len()).filter(|&i| seqs[i].join <= step && step < seqs[i].join + seqs[i].feed.len()).collect();
+        let batch: Vec<(usize, u32)> =
+            active.iter().map(|&i| (seqs[i].slot, seqs[i].feed[step - seqs[i].join])).collect();
+        rows_seen.push(batch.len());
+        dec.decode(&batch).unwrap();
+        let slots: Vec<usize> = batch.iter().map(|b| b.0).collect();
+        let greedy = dec.greedy_tokens(&slots).unwrap();
+        for (row, &i) in active.iter().enumerate() {
+            let s = &mut seqs[i];
+            s.solo.set_next_token(s.feed[step - s.join]);
+            s.solo.decode_step().unwrap();
+            let got = dec.logits(s.slot).unwrap();
+            let d = max_diff(&got, &s.solo.logits().unwrap());
+            worst = worst.max(d);
+            assert!(d <= tol, "{name} {format:?}: step {step} row {row} (slot {}) logits differ by {d}", s.slot);
+            assert_eq!(greedy[row], reference::argmax(&got), "{name}: GPU argmax of row {row}");
+            assert_eq!(dec.len(s.slot), s.solo.pos, "{name}: positions");
+        }
+    }
+    eprintln!("{name} {format:?}: batched rows per step {rows_seen:?}, max |logit diff| vs single {worst:.2e}");
+    assert!(rows_seen.iter().any(|&n| n >= 3), "the schedule decodes several rows at once");
+}
+
+#[test]
+fn batched_decode_equals_single_sequences_f32() {
+    for name in ["llama", "qwen2", "qwen3"] {
+        batched_matches_single(name, WeightFormat::F32, 1e-4);
+    }
+}
+
+#[test]
+fn batched_decode_equals_single_sequences_int4() {
+    for (name, group) in [("llama3_rope", 64), ("qwen3", 128)] {
+        batched_matches_single(name, WeightFormat::Int4 { group }, 1e-4);
+    }
+}
+
+/// The prompt-scoring prefill (one all-logits prefill per call, into a slot) gives the logits of a
+/// session that keeps every row, and leaves the slot ready to decode.
+#[test]
+fn all_logits_prefill_into_a_slot() {
+    let mut r = rng("all_logits_prefill");
+    let opts = LoadOptions { format: WeightFormat::F32, max_context: 64, prefill_chunk: 16, ..Default::default() };
+    let model = TextModel::load(&gpu(), &fixture("llama"), opts).unwrap();
+    let vocab = model.arch.vocab();
+    let prompt: Vec<u32> = (0..21).map(|_| r.random_range(0..vocab as u32)).collect();
+    let mut all = Session::new(&model, SessionOptions { all_logits: true }).unwrap();
+    let mut want = Vec::new();
+    for chunk in prompt.chunks(16) {
+        all.prefill(chunk).unwrap();
+        want.extend(all.logits().unwrap());
+    }
+    let mut dec = BatchedDecoder::new(&model, 3).unwrap();
+    // Two calls, as the scheduler does when the prefill budget splits the prompt.
+    let mut got = dec.prefill_all_logits(1, &prompt[..7]).unwrap();
+    dec.prefill(0, &prompt[..3]).unwrap(); // another slot's prefill in between
+    got.extend(dec.prefill_all_logits(1, &prompt[7..]).unwrap());
+    assert_eq!(got.len(), prompt.len() * vocab);
+    let d = max_diff(&got, &want);
+    assert!(d <= 1e-4, "all-logits prefill differs by {d}");
+    assert_close("last row via logits()", &dec.logits(1).unwrap(), &want[(prompt.len() - 1) * vocab..], 1e-4, 0.0);
+    let mut solo = Session::new(&model, SessionOptions::default()).unwrap();
+    solo.prefill(&prompt).unwrap();
+    dec.decode(&[(1, 5)]).unwrap();
+    solo.set_next_token(5);
+    solo.decode_step().unwrap();
+    let d = max_diff(&dec.logits(1).unwrap(), &solo.logits().unwrap());
+    assert!(d <= 1e-4, "decode after a scored prefill differs by {d}");
+}

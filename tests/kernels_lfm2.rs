@@ -1,0 +1,118 @@
+//! The LFM2 short-conv kernels and the fused add + RMSNorm against the
+//! plain-Rust reference, on the real adapter, random non-zero inputs, outputs
+//! poisoned with NaN. The conv state is carried over several steps of
+//! different lengths (prefill chunks shorter and longer than L-1, decode steps).
+
+mod common;
+
+use common::{assert_close, gpu, randn, rng};
+use gerbil::graph::ir::{ConvAttrs, ShortConv};
+use gerbil::graph::{DeviceTensor, Graph, Op, Plan, PlanOptions, Rows, TensorId};
+use gerbil::reference;
+
+fn f32t(g: &mut Graph, label: &str, data: &[f32], cols: usize) -> TensorId {
+    g.bound(label, DeviceTensor::f32(&gpu(), label, data, cols).unwrap())
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Variant {
+    /// short_conv.wgsl then conv_state_update.wgsl (the unfused graph).
+    Separate,
+    /// short_conv_update.wgsl (the short_conv_state fusion).
+    Fused,
+}
+
+/// Runs steps of `lens` tokens through one conv layer, the state living on the
+/// GPU across steps; every step's output and the state after it are checked.
+fn check_conv(dim: usize, kernel: usize, bias: bool, lens: &[usize], variant: Variant) {
+    let mut r = rng("short_conv");
+    let w = randn(&mut r, dim * kernel);
+    let b = randn(&mut r, dim);
+    let init = randn(&mut r, (kernel - 1) * dim); // a state left by an earlier step
+    let state = DeviceTensor::f32(&gpu(), "state", &init, dim).unwrap();
+    let mut want_state = init.clone();
+    for &m in lens {
+        let bcx = randn(&mut r, m * 3 * dim);
+        let mut g = Graph::default();
+        let bt = f32t(&mut g, "bcx", &bcx, 3 * dim);
+        let wt = f32t(&mut g, "w", &w, kernel);
+        let biast = bias.then(|| f32t(&mut g, "bias", &b, dim));
+        let st = g.bound("state", state.clone());
+        let out = g.activation("out", dim, Rows::Tokens);
+        let attrs = ConvAttrs { dim, kernel };
+        let fused = variant == Variant::Fused;
+        g.push(Op::ShortConv(ShortConv {
+            bcx: bt,
+            weight: wt,
+            bias: biast,
+            state: st,
+            out,
+            attrs,
+            update_state: fused,
+        }));
+        if !fused {
+            g.push(Op::ConvStateUpdate { bcx: bt, state: st, attrs });
+        }
+        g.outputs.push(out);
+        let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: m }).unwrap();
+        assert_eq!(plan.dispatch_count(), if fused { 1 } else { 2 });
+        plan.poison_activations();
+        plan.run(m, 0);
+        let want = reference::short_conv(&bcx, &w, bias.then_some(&b[..]), &mut want_state, dim);
+        let what = format!("{variant:?} dim={dim} L={kernel} bias={bias} m={m}");
+        assert_close(&format!("{what} out"), &plan.read_f32(out, m * dim).unwrap(), &want, 1e-5, 1e-5);
+        assert_close(&format!("{what} state"), &plan.read_f32(st, want_state.len()).unwrap(), &want_state, 0.0, 0.0);
+    }
+}
+
+#[test]
+fn short_conv_prefill_chunks_then_decode() {
+    for variant in [Variant::Separate, Variant::Fused] {
+        check_conv(64, 3, false, &[5, 1, 1, 2, 1], variant);
+        check_conv(300, 4, true, &[1, 2, 7, 1], variant);
+        check_conv(1030, 2, true, &[3, 1, 1], variant);
+        check_conv(96, 8, false, &[2, 9, 1, 1], variant);
+    }
+}
+
+#[test]
+fn conv_state_update_alone() {
+    // Only the state shift (in place, chunk shorter and longer than L-1).
+    let mut r = rng("conv_state_update");
+    for (dim, kernel, m) in [(40, 3, 1), (40, 3, 5), (257, 5, 2), (257, 5, 4)] {
+        let init = randn(&mut r, (kernel - 1) * dim);
+        let bcx = randn(&mut r, m * 3 * dim);
+        let mut g = Graph::default();
+        let bt = f32t(&mut g, "bcx", &bcx, 3 * dim);
+        let st = f32t(&mut g, "state", &init, dim);
+        g.push(Op::ConvStateUpdate { bcx: bt, state: st, attrs: ConvAttrs { dim, kernel } });
+        let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: m }).unwrap();
+        plan.run(m, 0);
+        let mut want = init.clone();
+        reference::short_conv(&bcx, &vec![0.5; dim * kernel], None, &mut want, dim);
+        assert_close("conv_state_update", &plan.read_f32(st, want.len()).unwrap(), &want, 0.0, 0.0);
+    }
+}
+
+#[test]
+fn add_rmsnorm_writes_sum_and_norm() {
+    let mut r = rng("add_rmsnorm");
+    for (dim, m, add_unit) in [(64, 1, false), (333, 3, true), (1024, 2, false), (7, 5, false)] {
+        let a = randn(&mut r, m * dim);
+        let b = randn(&mut r, m * dim);
+        let w = randn(&mut r, dim);
+        let mut g = Graph::default();
+        let (at, bt, wt) = (f32t(&mut g, "a", &a, dim), f32t(&mut g, "b", &b, dim), f32t(&mut g, "w", &w, dim));
+        let sum = g.activation("sum", dim, Rows::Tokens);
+        let out = g.activation("out", dim, Rows::Tokens);
+        g.push(Op::AddRmsNorm { a: at, b: bt, weight: wt, sum, out, eps: 1e-5, add_unit });
+        g.outputs.extend([sum, out]);
+        let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: m }).unwrap();
+        plan.poison_activations();
+        plan.run(m, 0);
+        let want_sum = reference::add(&a, &b);
+        let want = reference::rmsnorm(&want_sum, &w, dim, 1e-5, add_unit);
+        assert_close("add_rmsnorm sum", &plan.read_f32(sum, m * dim).unwrap(), &want_sum, 0.0, 0.0);
+        assert_close("add_rmsnorm out", &plan.read_f32(out, m * dim).unwrap(), &want, 1e-5, 1e-5);
+    }
+}

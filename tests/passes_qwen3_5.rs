@@ -1,0 +1,90 @@
+//! Fusion passes on the Qwen3.5 hybrid decode graph: a dispatch-list snapshot
+//! (ops, fused node ids, binding counts), fused-vs-unfused numerics for each
+//! pass (identical greedy tokens, logits within 1e-5) and the skip path under
+//! a lowered storage-buffer limit.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::gpu;
+use gerbil::engine::{LoadOptions, Session, SessionOptions, TextModel};
+use gerbil::passes::FusionConfig;
+use gerbil::weights::WeightFormat;
+
+fn model(fusion: FusionConfig) -> TextModel {
+    let opts = LoadOptions { format: WeightFormat::Int4 { group: 32 }, max_context: 96, prefill_chunk: 32, fusion };
+    TextModel::load(&gpu(), &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/qwen3_5"), opts).unwrap()
+}
+
+fn describe(s: &Session) -> String {
+    let plan = s.decode_plan();
+    let mut out = String::new();
+    for d in plan.dispatch_specs() {
+        out += &format!("{:?} nodes={:?} storage={}\n", d.kernel, plan.graph.node_ids[d.op_index], d.bindings.len());
+    }
+    out
+}
+
+#[test]
+fn decode_dispatch_list_snapshot() {
+    let s = Session::new(&model(FusionConfig::default()), SessionOptions::default()).unwrap();
+    let got = describe(&s);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/decode_qwen3_5.txt");
+    if std::env::var_os("GERBIL_UPDATE_SNAPSHOTS").is_some() {
+        std::fs::write(&path, &got).unwrap();
+    }
+    let want = std::fs::read_to_string(&path).unwrap_or_default();
+    assert_eq!(got, want, "qwen3_5: decode dispatch list changed (GERBIL_UPDATE_SNAPSHOTS=1 to accept)");
+    let unfused = Session::new(&model(FusionConfig::none()), SessionOptions::default()).unwrap();
+    eprintln!("qwen3_5: {} dispatches fused, {} unfused", s.decode_dispatches(), unfused.decode_dispatches());
+    assert!(s.decode_dispatches() < unfused.decode_dispatches());
+}
+
+fn run(m: &TextModel) -> (Vec<u32>, Vec<Vec<f32>>) {
+    let prompt: Vec<u32> = m.tokenizer.as_ref().unwrap().encode("The old fisherman walks down to", false).unwrap();
+    let mut s = Session::new(m, SessionOptions::default()).unwrap();
+    s.prefill(&prompt).unwrap();
+    let (mut toks, mut logits) = (vec![s.next_token().unwrap()], vec![]);
+    for _ in 0..32 {
+        s.decode_step().unwrap();
+        toks.push(s.next_token().unwrap());
+        logits.push(s.logits().unwrap());
+    }
+    (toks, logits)
+}
+
+fn compare(what: &str, reference: &(Vec<u32>, Vec<Vec<f32>>), fusion: FusionConfig) {
+    let (t1, l1) = run(&model(fusion));
+    assert_eq!(reference.0, t1, "{what}: greedy tokens differ");
+    let d = reference.1.iter().flatten().zip(l1.iter().flatten()).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
+    eprintln!("qwen3_5 {what}: max |logit diff| fused vs unfused {d:.2e}");
+    assert!(d <= 1e-5, "{what}: logits differ by {d}");
+}
+
+#[test]
+fn each_pass_matches_unfused() {
+    let none = FusionConfig::none();
+    let unfused = run(&model(none));
+    let shared = FusionConfig { shared_input_matvec: true, ..none };
+    for (what, cfg) in [
+        ("attention_decode", FusionConfig { attention_decode: true, ..none }),
+        ("dual_rmsnorm", FusionConfig { dual_rmsnorm: true, ..none }),
+        ("shared_input_matvec", shared),
+        ("norm_matvec", FusionConfig { norm_matvec: true, ..shared }),
+        ("swiglu_epilogue", FusionConfig { swiglu_epilogue: true, ..shared }),
+        ("residual_epilogue", FusionConfig { residual_epilogue: true, ..shared }),
+        ("all", FusionConfig::default()),
+    ] {
+        compare(what, &unfused, cfg);
+    }
+    // 8 storage buffers (a browser's WebGPU default): wide fused dispatches are skipped, not emitted.
+    let cfg = FusionConfig { max_storage_buffers: Some(8), ..FusionConfig::default() };
+    let s = Session::new(&model(cfg), SessionOptions::default()).unwrap();
+    assert!(s.pass_reports.iter().map(|r| r.skipped.len()).sum::<usize>() > 0, "{:?}", s.pass_reports);
+    for d in s.decode_plan().dispatch_specs() {
+        assert!(d.bindings.len() <= 8, "{:?} has {} storage bindings", d.kernel, d.bindings.len());
+    }
+    drop(s);
+    compare("limit 8", &unfused, cfg);
+}
