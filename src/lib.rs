@@ -10,6 +10,7 @@ pub mod gguf;
 pub mod gpu;
 pub mod graph;
 pub mod models;
+pub mod nn;
 pub mod passes;
 pub mod reference;
 pub mod server;

@@ -23,6 +23,10 @@ pub enum KernelId {
     Copy,
     MatvecFusedInt4,
     AttentionDecode,
+    LayerNorm,
+    Gelu,
+    Im2col,
+    AttentionFull,
 }
 
 /// Where a kernel's code lives and which uniform layout it declares.
@@ -68,6 +72,10 @@ impl KernelId {
         KernelId::Copy,
         KernelId::MatvecFusedInt4,
         KernelId::AttentionDecode,
+        KernelId::LayerNorm,
+        KernelId::Gelu,
+        KernelId::Im2col,
+        KernelId::AttentionFull,
     ];
 
     pub fn source(self) -> KernelSource {
@@ -89,6 +97,10 @@ impl KernelId {
             KernelId::Copy => src!("copy.wgsl", "copy", CopyParams),
             KernelId::MatvecFusedInt4 => src!("matvec_fused_int4.wgsl", "matvec_fused_int4", FusedMatvecParams),
             KernelId::AttentionDecode => src!("attention_decode.wgsl", "attention_decode", AttentionDecodeParams),
+            KernelId::LayerNorm => src!("layernorm.wgsl", "layernorm", LayerNormParams),
+            KernelId::Gelu => src!("eltwise.wgsl", "gelu", EltwiseParams),
+            KernelId::Im2col => src!("im2col.wgsl", "im2col", Im2colParams),
+            KernelId::AttentionFull => src!("attention_full.wgsl", "attention_full", AttentionFullParams),
         }
     }
 }

@@ -4,6 +4,7 @@
 
 pub mod attention;
 pub mod llama;
+pub mod speech;
 
 pub use attention::{attention, KvCache};
 
