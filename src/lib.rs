@@ -2,6 +2,7 @@
 //! model, quantizes weights to INT4 groups at load, and runs WGSL kernels
 //! through wgpu.
 
+pub mod audio;
 pub mod bench;
 pub mod cli;
 pub mod config;

@@ -54,7 +54,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default="tests/fixtures/whisper")
     args = ap.parse_args()
-    os.makedirs(args.out, exist_ok=True)
+    os.makedirs(os.path.join(args.out, "ref"), exist_ok=True)
 
     torch.manual_seed(0)
     cfg = WhisperConfig(
@@ -127,7 +127,7 @@ def main():
             "logits": logits.contiguous(),
             "greedy_ids": torch.tensor(ids, dtype=torch.int32),
         },
-        os.path.join(args.out, "reference.safetensors"),
+        os.path.join(args.out, "ref", "reference.safetensors"),
     )
     with open(os.path.join(args.out, "meta.json"), "w") as f:
         json.dump({"greedy_steps": GREEDY_STEPS, "min_greedy_margin": min(margins)}, f, indent=1)
