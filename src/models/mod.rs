@@ -3,6 +3,7 @@
 
 pub mod llama;
 pub mod rope;
+pub mod speech;
 pub mod whisper;
 
 use std::path::{Path, PathBuf};

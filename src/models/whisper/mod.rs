@@ -5,7 +5,10 @@
 
 pub mod config;
 pub mod model;
+pub mod tokens;
+pub mod transcribe;
 pub mod weights;
 
 pub use config::WhisperConfig;
 pub use model::{Decoder, Encoded, Whisper};
+pub use transcribe::WhisperTranscriber;
