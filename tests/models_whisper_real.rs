@@ -22,6 +22,7 @@ fn asset(rel: &str) -> PathBuf {
 }
 
 #[test]
+#[ignore = "~11 min per clip on lavapipe under load (see docs/speech.md); run with --ignored"]
 fn beckett_through_the_rust_api() {
     let bytes = std::fs::read(asset("audio/beckett.wav")).unwrap();
     let audio = gerbil::audio::load_16k(bytes, Some("wav")).unwrap();
@@ -54,6 +55,7 @@ fn beckett_through_the_rust_api() {
 }
 
 #[test]
+#[ignore = "~11 min per clip on lavapipe under load (see docs/speech.md); run with --ignored"]
 fn beckett_through_the_cli() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_gerbil"))
         .args(["transcribe", "--bench", "--model"])

@@ -17,6 +17,7 @@ use crate::text::subtitles;
 pub enum Format {
     Text,
     Json,
+    #[value(name = "verbose_json")]
     VerboseJson,
     Srt,
     Vtt,
