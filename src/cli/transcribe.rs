@@ -56,7 +56,8 @@ pub fn run(args: TranscribeArgs) -> anyhow::Result<()> {
     let dir = args.model.clone().unwrap_or_else(crate::config::default_stt_model_dir);
     let bytes = std::fs::read(&args.file).with_context(|| format!("reading {}", args.file.display()))?;
     let ext = args.file.extension().and_then(|e| e.to_str()).map(str::to_lowercase);
-    let mut pcm = audio::load_16k(bytes, ext.as_deref()).with_context(|| format!("decoding {}", args.file.display()))?;
+    let mut pcm =
+        audio::load_16k(bytes, ext.as_deref()).with_context(|| format!("decoding {}", args.file.display()))?;
     if let Some(secs) = args.tile_to {
         let want = (secs * audio::MODEL_RATE as f64) as usize;
         let clip = pcm.clone();

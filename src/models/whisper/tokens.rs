@@ -28,9 +28,14 @@ fn id(tok: &tokenizers::Tokenizer, s: &str) -> Option<u32> {
 }
 
 impl Specials {
-    pub fn from_tokenizer(tok: &tokenizers::Tokenizer, multilingual: bool, path: &Path) -> Result<Specials, ModelError> {
+    pub fn from_tokenizer(
+        tok: &tokenizers::Tokenizer,
+        multilingual: bool,
+        path: &Path,
+    ) -> Result<Specials, ModelError> {
         let need = |s: &str| {
-            id(tok, s).ok_or_else(|| ModelError::Config { path: path.into(), msg: format!("tokenizer has no {s} token") })
+            id(tok, s)
+                .ok_or_else(|| ModelError::Config { path: path.into(), msg: format!("tokenizer has no {s} token") })
         };
         let sot = need("<|startoftranscript|>")?;
         let no_timestamps = need("<|notimestamps|>")?;

@@ -52,14 +52,15 @@ impl WhisperTranscriber {
         let multilingual = model.cfg.vocab_size >= 51865;
         let sp = Specials::from_tokenizer(&tok, multilingual, &tpath)?;
         let gen = GenerationConfig::load(dir)?;
-        let ids = |v: &Option<Vec<i64>>| -> Vec<u32> {
-            v.iter().flatten().filter(|&&i| i >= 0).map(|&i| i as u32).collect()
-        };
+        let ids =
+            |v: &Option<Vec<i64>>| -> Vec<u32> { v.iter().flatten().filter(|&&i| i >= 0).map(|&i| i as u32).collect() };
         let mut suppress = ids(&gen.suppress_tokens);
         if suppress.is_empty() {
             suppress = ids(&model.cfg.suppress_tokens);
         }
-        suppress.extend([sp.transcribe, sp.translate, Some(sp.sot), sp.sot_prev, sp.sot_lm, sp.no_speech].into_iter().flatten());
+        suppress.extend(
+            [sp.transcribe, sp.translate, Some(sp.sot), sp.sot_prev, sp.sot_lm, sp.no_speech].into_iter().flatten(),
+        );
         let mut begin_suppress = ids(&gen.begin_suppress_tokens);
         if begin_suppress.is_empty() {
             begin_suppress = ids(&model.cfg.begin_suppress_tokens);

@@ -16,7 +16,7 @@ use serde_json::json;
 use tokio::sync::mpsc;
 
 use crate::audio::{self, AudioError};
-use crate::models::speech::{Transcript, TranscribeOptions};
+use crate::models::speech::{TranscribeOptions, Transcript};
 use crate::server::app::AppState;
 use crate::server::error::ApiError;
 use crate::server::sse;
@@ -132,7 +132,9 @@ pub async fn handle(State(state): State<Arc<AppState>>, mp: Multipart) -> Result
         None => 0.0,
         Some(t) => match t.parse::<f32>() {
             Ok(v) if (0.0..=1.0).contains(&v) => v,
-            _ => return Err(ApiError::invalid("temperature", format!("temperature must be between 0 and 1, got '{t}'"))),
+            _ => {
+                return Err(ApiError::invalid("temperature", format!("temperature must be between 0 and 1, got '{t}'")))
+            }
         },
     };
     let language = form.language.as_deref().map(|l| l.trim().to_lowercase()).filter(|l| !l.is_empty());
@@ -153,14 +155,16 @@ pub async fn handle(State(state): State<Arc<AppState>>, mp: Multipart) -> Result
     if pcm.iter().all(|s| *s == 0.0) {
         return Err(ApiError::invalid("file", "the audio is silent (every sample is zero)"));
     }
-    let opts = TranscribeOptions { language, prompt: form.prompt.filter(|p| !p.trim().is_empty()), temperature, seed: None };
+    let opts =
+        TranscribeOptions { language, prompt: form.prompt.filter(|p| !p.trim().is_empty()), temperature, seed: None };
     let (tx, rx) = mpsc::unbounded_channel();
     state.worker.submit_audio(ValidTranscribe { model: entry.index, audio: pcm, opts, events: tx, received })?;
     let timeout = state.limits.request_timeout();
     if stream {
         return Ok(streamed(rx, received + timeout));
     }
-    let tr = tokio::time::timeout_at((received + timeout).into(), collect(rx)).await.map_err(|_| ApiError::Timeout)??;
+    let tr =
+        tokio::time::timeout_at((received + timeout).into(), collect(rx)).await.map_err(|_| ApiError::Timeout)??;
     Ok(render(format, &tr))
 }
 
@@ -192,7 +196,9 @@ fn render(format: Format, tr: &Transcript) -> Response {
         Format::Json => Json(json!({ "text": tr.text, "usage": usage(tr) })).into_response(),
         Format::Text => text(format!("{}\n", tr.text)),
         Format::Srt => text(subtitles::srt(&tr.segments)),
-        Format::Vtt => ([(header::CONTENT_TYPE, "text/vtt; charset=utf-8")], subtitles::vtt(&tr.segments)).into_response(),
+        Format::Vtt => {
+            ([(header::CONTENT_TYPE, "text/vtt; charset=utf-8")], subtitles::vtt(&tr.segments)).into_response()
+        }
         Format::VerboseJson => Json(json!({
             "task": "transcribe",
             "language": tr.language,
