@@ -29,3 +29,24 @@ fn add(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: 
     let i = wg.y * p.width + col;
     out[i] = a[i] + b[i];
 }
+
+// Exact (erf) GELU, as torch.nn.functional.gelu(approximate='none'). WGSL has
+// no erf: Abramowitz & Stegun 7.1.26, |error| <= 1.5e-7.
+fn erf_as(x: f32) -> f32 {
+    let s = sign(x);
+    let a = abs(x);
+    let t = 1.0 / (1.0 + 0.3275911 * a);
+    let y = 1.0 - (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * exp(-a * a);
+    return s * y;
+}
+
+// out = gelu(a); b is unused (bound for a uniform layout across this file).
+// grid: (ceil(width / 256), n_tokens)
+@compute @workgroup_size(256)
+fn gelu(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    let col = wg.x * 256u + lid.x;
+    if (wg.y >= step.n_tokens || col >= p.width) { return; }
+    let i = wg.y * p.width + col;
+    let v = a[i];
+    out[i] = 0.5 * v * (1.0 + erf_as(v * 0.70710678118654752));
+}

@@ -33,6 +33,12 @@ pub fn test_assets_dir() -> PathBuf {
         .unwrap_or_else(|| std::env::temp_dir().join("gerbil-test-assets"))
 }
 
+/// The speech model `gerbil transcribe` uses without --model: Whisper tiny.en
+/// as tools/fetch_test_assets.sh converts it from PyPI.
+pub fn default_stt_model_dir() -> PathBuf {
+    test_assets_dir().join("whisper-tiny-en")
+}
+
 const DEFAULT_TOML: &str = include_str!("../config/default.toml");
 
 #[derive(Debug, thiserror::Error)]
@@ -56,6 +62,9 @@ pub struct ServeArgs {
     /// comma-separate in GERBIL_MODELS) for several; replaces the config's list.
     #[arg(long = "model", env = "GERBIL_MODELS", value_delimiter = ',')]
     pub models: Vec<String>,
+    /// A speech-to-text model folder (repeat for several; replaces the config's stt_models).
+    #[arg(long = "stt-model", env = "GERBIL_STT_MODELS", value_delimiter = ',')]
+    pub stt_models: Vec<PathBuf>,
     /// Keep every model's weights in f32 instead of INT4 groups.
     #[arg(long)]
     pub f32: bool,
@@ -95,6 +104,9 @@ pub struct ServeConfig {
     pub cors_origins: Vec<String>,
     #[serde(deserialize_with = "models_list")]
     pub models: Vec<ModelSpec>,
+    /// Speech-to-text models (local folders in the HF layout).
+    #[serde(default)]
+    pub stt_models: Vec<SttModelSpec>,
     pub limits: Limits,
     pub debug: DebugConfig,
     #[serde(skip)]
@@ -112,6 +124,32 @@ pub struct Limits {
     pub prefill_chunk: usize,
     pub request_timeout_s: u64,
     pub body_limit_bytes: usize,
+    /// Largest audio upload (POST /v1/audio/transcriptions `file`), bytes.
+    #[serde(default = "default_max_audio_bytes")]
+    pub max_audio_bytes: usize,
+}
+
+fn default_max_audio_bytes() -> usize {
+    25 * 1024 * 1024
+}
+
+/// One speech-to-text model to load.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SttModelSpec {
+    /// A local folder (config.json, model.safetensors, tokenizer.json).
+    pub source: PathBuf,
+    /// The id clients send as `model`; defaults to the folder name.
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+impl SttModelSpec {
+    pub fn id(&self) -> String {
+        self.name.clone().unwrap_or_else(|| {
+            self.source.file_name().map_or_else(|| self.source.display().to_string(), |n| n.to_string_lossy().into())
+        })
+    }
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -237,6 +275,9 @@ impl ServeConfig {
         if !a.models.is_empty() {
             self.models =
                 a.models.iter().filter(|s| !s.trim().is_empty()).map(|s| ModelSpec::from_source(s.trim())).collect();
+        }
+        if !a.stt_models.is_empty() {
+            self.stt_models = a.stt_models.iter().map(|p| SttModelSpec { source: p.clone(), name: None }).collect();
         }
         if a.f32 {
             for m in &mut self.models {

@@ -2,6 +2,7 @@
 //! model, quantizes weights to INT4 groups at load, and runs WGSL kernels
 //! through wgpu.
 
+pub mod audio;
 pub mod bench;
 pub mod cli;
 pub mod config;
@@ -10,6 +11,7 @@ pub mod gguf;
 pub mod gpu;
 pub mod graph;
 pub mod models;
+pub mod nn;
 pub mod passes;
 pub mod reference;
 pub mod server;

@@ -19,6 +19,8 @@ enum Command {
     DumpGraph(gerbil::cli::dump_graph::DumpGraphArgs),
     /// Time one decode step per dispatch with GPU timestamps.
     Profile(gerbil::cli::profile::ProfileArgs),
+    /// Transcribe an audio file (speech to text).
+    Transcribe(gerbil::cli::transcribe::TranscribeArgs),
     /// Serve the OpenAI-compatible HTTP API.
     Serve(gerbil::cli::serve::ServeArgs),
 }
@@ -36,5 +38,6 @@ fn main() -> anyhow::Result<()> {
         Command::DumpGraph(args) => gerbil::cli::dump_graph::run(args),
         Command::Profile(args) => gerbil::cli::profile::run(args),
         Command::Serve(args) => gerbil::cli::serve::run(args),
+        Command::Transcribe(args) => gerbil::cli::transcribe::run(args),
     }
 }

@@ -33,6 +33,10 @@ pub enum KernelId {
     RmsNormGated,
     SigmoidGate,
     DualRmsNorm,
+    LayerNorm,
+    Gelu,
+    Im2col,
+    AttentionFull,
 }
 
 /// Where a kernel's code lives and which uniform layout it declares.
@@ -116,6 +120,10 @@ impl KernelId {
         KernelId::RmsNormGated,
         KernelId::SigmoidGate,
         KernelId::DualRmsNorm,
+        KernelId::LayerNorm,
+        KernelId::Gelu,
+        KernelId::Im2col,
+        KernelId::AttentionFull,
     ];
 
     pub fn source(self) -> KernelSource {
@@ -147,6 +155,10 @@ impl KernelId {
             KernelId::RmsNormGated => src!("rmsnorm_gated.wgsl", "rmsnorm_gated", RmsNormParams),
             KernelId::SigmoidGate => src!("sigmoid_gate.wgsl", "sigmoid_gate", EltwiseParams),
             KernelId::DualRmsNorm => src!("dual_rmsnorm.wgsl", "dual_rmsnorm", DualNormParams),
+            KernelId::LayerNorm => src!("layernorm.wgsl", "layernorm", LayerNormParams),
+            KernelId::Gelu => src!("eltwise.wgsl", "gelu", EltwiseParams),
+            KernelId::Im2col => src!("im2col.wgsl", "im2col", Im2colParams),
+            KernelId::AttentionFull => src!("attention_full.wgsl", "attention_full", AttentionFullParams),
         }
     }
 }

@@ -94,6 +94,38 @@ gpu_params!(DualNormParams {
 });
 gpu_params!(DeltaParams { k_heads: u32, v_heads: u32, dk: u32, dv: u32 });
 
+gpu_params!(LayerNormParams { dim: u32, eps: f32, pad0: u32, pad1: u32 });
+gpu_params!(Im2colParams {
+    c_in: u32,
+    t_in: u32,
+    kernel: u32,
+    stride: u32,
+    pad: u32,
+    t_out: u32,
+    pad0: u32,
+    pad1: u32
+});
+gpu_params!(AttentionFullParams {
+    n_heads: u32,
+    head_dim: u32,
+    kv_len: u32,
+    q_stride: u32,
+    kv_stride: u32,
+    k_off: u32,
+    v_off: u32,
+    causal_off: u32,
+    scale: f32,
+    flags: u32,
+    pad0: u32,
+    pad1: u32,
+});
+
+/// Flag bits of `attention_full.wgsl`.
+pub mod attn_full {
+    /// Query row r sees keys < causal_off + r + 1.
+    pub const CAUSAL: u32 = 1;
+}
+
 /// Flag bits of `matvec_fused_int4.wgsl`.
 pub mod fused {
     pub const NORM: u32 = 1;

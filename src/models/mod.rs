@@ -6,6 +6,8 @@ pub mod lfm2;
 pub mod llama;
 pub mod qwen3_5;
 pub mod rope;
+pub mod speech;
+pub mod whisper;
 
 pub use decoder::{ArchLoader, TextArch};
 

@@ -6,6 +6,7 @@ pub mod attention;
 pub mod hybrid;
 pub mod llama;
 pub mod short_conv;
+pub mod speech;
 
 pub use attention::{attention, KvCache};
 pub use short_conv::short_conv;

@@ -64,7 +64,14 @@ pub fn router(state: Arc<AppState>, cfg: &ServeConfig) -> Router {
         .route("/v1/completions", post(routes::completions::handle))
         .route("/v1/chat/completions", post(routes::chat_completions::handle))
         .route("/v1/models", get(routes::models::list))
-        .route("/v1/models/{*id}", get(routes::models::retrieve));
+        .route("/v1/models/{*id}", get(routes::models::retrieve))
+        .route_layer(RequestBodyLimitLayer::new(cfg.limits.body_limit_bytes))
+        // Audio uploads get their own, larger body limit (route_layer above covers only the routes before it).
+        .route(
+            "/v1/audio/transcriptions",
+            post(routes::transcriptions::handle)
+                .layer(RequestBodyLimitLayer::new(cfg.limits.max_audio_bytes + MULTIPART_OVERHEAD)),
+        );
     if let Some(key) = &cfg.api_key {
         v1 = v1.route_layer(middleware::from_fn_with_state(Arc::new(ApiKey::new(key)), require_api_key));
     }
@@ -83,7 +90,7 @@ pub fn router(state: Arc<AppState>, cfg: &ServeConfig) -> Router {
     // text/event-stream by default.
     let app = app
         .layer(DefaultBodyLimit::disable())
-        .layer(RequestBodyLimitLayer::new(cfg.limits.body_limit_bytes))
+        .layer(RequestBodyLimitLayer::new(json_limit(&cfg.limits)))
         .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, backstop(&cfg.limits)))
         .layer(middleware::from_fn_with_state(metrics, track_requests))
         .layer(middleware::from_fn(openai_error_shape))
@@ -93,6 +100,15 @@ pub fn router(state: Arc<AppState>, cfg: &ServeConfig) -> Router {
         None => app,
     };
     app.layer(TraceLayer::new_for_http())
+}
+
+/// Room for the multipart framing and the small form fields next to an audio file.
+const MULTIPART_OVERHEAD: usize = 64 * 1024;
+
+/// The outer body limit: the JSON limit, except that audio uploads (whose
+/// route applies its own limit) must get through it.
+fn json_limit(l: &Limits) -> usize {
+    l.body_limit_bytes.max(l.max_audio_bytes + MULTIPART_OVERHEAD)
 }
 
 fn cors(origins: &[String]) -> Option<CorsLayer> {

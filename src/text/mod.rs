@@ -4,6 +4,8 @@
 pub mod chat;
 pub mod sampling;
 pub mod stop;
+pub mod subtitles;
 pub mod tokenizer;
+pub mod wer;
 
 pub use tokenizer::{TextTokenizer, TokenizerError};

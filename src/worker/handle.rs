@@ -8,7 +8,7 @@ use std::sync::Arc;
 use tokio::sync::{mpsc, watch};
 
 use super::metrics::Metrics;
-use super::msg::{ValidGenerate, WorkerMsg};
+use super::msg::{ValidGenerate, ValidTranscribe, WorkerMsg};
 use super::registry::Registry;
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -85,6 +85,20 @@ impl WorkerHandle {
             match e {
                 // The channel holds as many messages as the queue holds sequences,
                 // so it is full only when the queue is.
+                mpsc::error::TrySendError::Full(_) => SubmitError::QueueFull { max: self.queue.max },
+                mpsc::error::TrySendError::Closed(_) => SubmitError::WorkerGone,
+            }
+        })
+    }
+
+    /// Queues an audio job (it counts as one waiting sequence), or refuses at once when the queue is full.
+    pub fn submit_audio(&self, job: ValidTranscribe) -> Result<(), SubmitError> {
+        if !self.queue.try_reserve(1) {
+            return Err(SubmitError::QueueFull { max: self.queue.max });
+        }
+        self.tx.try_send(WorkerMsg::Transcribe(job)).map_err(|e| {
+            self.queue.release(1);
+            match e {
                 mpsc::error::TrySendError::Full(_) => SubmitError::QueueFull { max: self.queue.max },
                 mpsc::error::TrySendError::Closed(_) => SubmitError::WorkerGone,
             }

@@ -20,6 +20,10 @@ pub struct Metrics {
     /// Rows (sequences) in the latest batched decode step, and their distribution over steps.
     pub batch_rows: IntGaugeVec,
     pub batch_rows_per_step: HistogramVec,
+    /// Audio jobs by model and outcome (done, cancelled, error).
+    pub audio_jobs: IntCounterVec,
+    /// Seconds of audio transcribed, by model.
+    pub audio_seconds: prometheus::CounterVec,
 }
 
 /// Why a sequence left its slot (the `reason` label).
@@ -75,7 +79,15 @@ impl Metrics {
         )
         .expect("static metric definition");
         registry.register(Box::new(tokens_per_second.clone())).expect("metric registered once");
+        let audio_seconds = prometheus::CounterVec::new(
+            Opts::new("gerbil_audio_seconds_total", "Seconds of audio transcribed"),
+            &["model"],
+        )
+        .expect("static metric definition");
+        registry.register(Box::new(audio_seconds.clone())).expect("metric registered once");
         Metrics {
+            audio_jobs: counter("gerbil_audio_jobs_total", "Transcription jobs by outcome", &["model", "outcome"]),
+            audio_seconds,
             http_requests: counter(
                 "gerbil_http_requests_total",
                 "HTTP requests by route and status",

@@ -1,6 +1,7 @@
 //! The GPU worker: one thread owning the device and every model, a
 //! continuous-batching scheduler per model, and the handle handlers hold.
 
+pub mod audio;
 pub mod backend;
 pub mod handle;
 pub mod load;

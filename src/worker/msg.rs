@@ -34,9 +34,35 @@ pub struct ValidGenerate {
     pub received: Instant,
 }
 
+/// One audio clip to transcribe (already decoded to 16 kHz mono at the edge).
+pub struct ValidTranscribe {
+    /// Index into the worker's speech model list.
+    pub model: usize,
+    pub audio: Vec<f32>,
+    pub opts: crate::models::speech::TranscribeOptions,
+    pub events: UnboundedSender<AudioEvent>,
+    pub received: Instant,
+}
+
+impl std::fmt::Debug for ValidTranscribe {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ValidTranscribe").field("model", &self.model).field("samples", &self.audio.len()).finish()
+    }
+}
+
+/// What an audio job reports: its segments as they finish, then the whole
+/// transcript (or a failure). Separate from the text events on purpose.
+#[derive(Debug)]
+pub enum AudioEvent {
+    Segment(crate::models::speech::Segment),
+    Done(crate::models::speech::Transcript),
+    Failed(WorkerError),
+}
+
 #[derive(Debug)]
 pub enum WorkerMsg {
     Generate(ValidGenerate),
+    Transcribe(ValidTranscribe),
 }
 
 /// Logprob of one token and the most likely alternatives at its position.

@@ -28,15 +28,30 @@ pub struct LoadFailure {
     pub error: String,
 }
 
+/// A loaded speech-to-text model.
+pub struct SpeechEntry {
+    pub id: String,
+    /// Index of the model in the worker's speech list.
+    pub index: usize,
+    /// ISO codes `language` may take.
+    pub languages: Vec<String>,
+    pub created: u64,
+}
+
 #[derive(Default)]
 pub struct Registry {
     pub models: Vec<ModelEntry>,
+    pub speech: Vec<SpeechEntry>,
     pub failures: Vec<LoadFailure>,
 }
 
 impl Registry {
     pub fn find(&self, id: &str) -> Option<&ModelEntry> {
         self.models.iter().find(|m| m.id == id)
+    }
+
+    pub fn find_speech(&self, id: &str) -> Option<&SpeechEntry> {
+        self.speech.iter().find(|m| m.id == id)
     }
 }
 

@@ -10,11 +10,12 @@ use std::time::Duration;
 use tokio::sync::{mpsc, watch};
 
 use super::backend::backend_for;
+use super::audio::AudioWorker;
 use super::handle::{QueueCounter, WorkerHandle};
 use super::load::load_text_model;
 use super::metrics::Metrics;
 use super::msg::{SeqEvent, WorkerError, WorkerMsg};
-use super::registry::{chat_template_for, unix_now, LoadFailure, ModelEntry, Registry};
+use super::registry::{chat_template_for, unix_now, LoadFailure, ModelEntry, Registry, SpeechEntry};
 use super::scheduler::Scheduler;
 use crate::config::ServeConfig;
 use crate::gpu::{Gpu, GpuOptions};
@@ -27,14 +28,18 @@ pub fn spawn(cfg: Arc<ServeConfig>, metrics: Arc<Metrics>) -> std::io::Result<(W
     let queue = Arc::new(QueueCounter::new(cfg.limits.max_queue, metrics.clone()));
     let handle = WorkerHandle::new(tx, queue.clone(), reg_rx, metrics.clone());
     let thread = std::thread::Builder::new().name("gerbil-gpu".into()).spawn(move || {
-        let (schedulers, registry) = load_all(&cfg, &queue, &metrics);
+        let (schedulers, mut audio, registry) = load_all(&cfg, &queue, &metrics);
         let _ = reg_tx.send(Some(Arc::new(registry)));
-        serve(rx, schedulers, &queue, Duration::from_millis(cfg.debug.step_delay_ms));
+        serve(rx, schedulers, &mut audio, &queue, Duration::from_millis(cfg.debug.step_delay_ms));
     })?;
     Ok((handle, thread))
 }
 
-fn load_all(cfg: &ServeConfig, queue: &Arc<QueueCounter>, metrics: &Arc<Metrics>) -> (Vec<Scheduler>, Registry) {
+fn load_all(
+    cfg: &ServeConfig,
+    queue: &Arc<QueueCounter>,
+    metrics: &Arc<Metrics>,
+) -> (Vec<Scheduler>, AudioWorker, Registry) {
     let mut registry = Registry::default();
     let mut schedulers = Vec::new();
     let gpu = match Gpu::new(&GpuOptions::default()) {
@@ -43,9 +48,32 @@ fn load_all(cfg: &ServeConfig, queue: &Arc<QueueCounter>, metrics: &Arc<Metrics>
             tracing::error!("no GPU: {e}");
             registry.failures =
                 cfg.models.iter().map(|m| LoadFailure { id: m.id().to_string(), error: e.to_string() }).collect();
-            return (schedulers, registry);
+            registry.failures.extend(cfg.stt_models.iter().map(|m| LoadFailure { id: m.id(), error: e.to_string() }));
+            return (schedulers, AudioWorker::new(Vec::new(), queue.clone(), metrics.clone()), registry);
         }
     };
+    // Speech models first (small); one that fails to load is reported and skipped.
+    let mut speech = Vec::new();
+    for spec in &cfg.stt_models {
+        let id = spec.id();
+        match crate::models::speech::load(&gpu, &spec.source) {
+            Ok(model) => {
+                tracing::info!(model = %id, "speech model loaded");
+                registry.speech.push(SpeechEntry {
+                    id: id.clone(),
+                    index: speech.len(),
+                    languages: model.languages(),
+                    created: unix_now(),
+                });
+                speech.push((id, model));
+            }
+            Err(e) => {
+                tracing::error!(model = %id, "speech model failed to load, skipping it: {e}");
+                registry.failures.push(LoadFailure { id, error: e.to_string() });
+            }
+        }
+    }
+    let audio = AudioWorker::new(speech, queue.clone(), metrics.clone());
     tracing::info!(adapter = %gpu.caps.adapter_name, backend = %gpu.caps.backend, "GPU ready");
     let limits = &cfg.limits;
     for spec in &cfg.models {
@@ -95,29 +123,32 @@ fn load_all(cfg: &ServeConfig, queue: &Arc<QueueCounter>, metrics: &Arc<Metrics>
             }
         }
     }
-    (schedulers, registry)
+    (schedulers, audio, registry)
 }
 
 fn serve(
     mut rx: mpsc::Receiver<WorkerMsg>,
     mut schedulers: Vec<Scheduler>,
+    audio: &mut AudioWorker,
     queue: &QueueCounter,
     step_delay: Duration,
 ) {
     loop {
-        if schedulers.iter().all(Scheduler::is_idle) {
+        if schedulers.iter().all(Scheduler::is_idle) && audio.is_idle() {
             schedulers.iter().for_each(Scheduler::mark_idle);
             match rx.blocking_recv() {
-                Some(msg) => route(&mut schedulers, queue, msg),
+                Some(msg) => route(&mut schedulers, audio, queue, msg),
                 None => break,
             }
         }
         while let Ok(msg) = rx.try_recv() {
-            route(&mut schedulers, queue, msg);
+            route(&mut schedulers, audio, queue, msg);
         }
         for s in schedulers.iter_mut().filter(|s| !s.is_idle()) {
             s.step();
         }
+        // One audio job between text steps: text sequences wait at most one job.
+        audio.run_one();
         if !step_delay.is_zero() {
             std::thread::sleep(step_delay);
         }
@@ -125,8 +156,9 @@ fn serve(
     tracing::info!("worker stopped: no handles left");
 }
 
-fn route(schedulers: &mut [Scheduler], queue: &QueueCounter, msg: WorkerMsg) {
+fn route(schedulers: &mut [Scheduler], audio: &mut AudioWorker, queue: &QueueCounter, msg: WorkerMsg) {
     match msg {
+        WorkerMsg::Transcribe(job) => audio.enqueue(job),
         WorkerMsg::Generate(req) => match schedulers.get_mut(req.model) {
             Some(s) => s.enqueue(req),
             None => {

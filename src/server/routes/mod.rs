@@ -7,3 +7,4 @@ pub mod metrics;
 pub mod models;
 pub mod openapi;
 pub mod ready;
+pub mod transcriptions;

@@ -1,0 +1,101 @@
+//! Upload decoding with symphonia (pure Rust): WAV (PCM), FLAC, MP3,
+//! Ogg/Vorbis, and AAC in MP4/M4A. Channels are averaged to mono.
+
+use std::io::Cursor;
+
+use symphonia::core::audio::SampleBuffer;
+use symphonia::core::codecs::{DecoderOptions, CODEC_TYPE_NULL};
+use symphonia::core::errors::Error as SymError;
+use symphonia::core::formats::FormatOptions;
+use symphonia::core::io::MediaSourceStream;
+use symphonia::core::meta::MetadataOptions;
+use symphonia::core::probe::Hint;
+
+use super::AudioError;
+
+/// The formats the decoder reads, for error messages and docs.
+pub const SUPPORTED: &str = "wav, flac, mp3, ogg (vorbis), m4a/mp4 (aac)";
+
+/// Highest input sample rate accepted (anything above is not real audio).
+pub const MAX_SAMPLE_RATE: u32 = 384_000;
+/// Lowest input sample rate accepted.
+pub const MIN_SAMPLE_RATE: u32 = 1_000;
+
+/// Mono samples at their original rate.
+#[derive(Debug, Clone)]
+pub struct Pcm {
+    pub samples: Vec<f32>,
+    pub sample_rate: u32,
+}
+
+/// Decodes a whole file held in memory. `ext` (from the upload's file name)
+/// is a hint only; the container is probed from the bytes.
+pub fn decode(bytes: Vec<u8>, ext: Option<&str>) -> Result<Pcm, AudioError> {
+    if bytes.is_empty() {
+        return Err(AudioError::Empty);
+    }
+    let mss = MediaSourceStream::new(Box::new(Cursor::new(bytes)), Default::default());
+    let mut hint = Hint::new();
+    if let Some(e) = ext {
+        hint.with_extension(e);
+    }
+    let probed = symphonia::default::get_probe()
+        .format(&hint, mss, &FormatOptions::default(), &MetadataOptions::default())
+        .map_err(|e| AudioError::Unsupported(format!("unrecognised audio container ({e}); supported: {SUPPORTED}")))?;
+    let mut format = probed.format;
+    let track = format
+        .tracks()
+        .iter()
+        .find(|t| t.codec_params.codec != CODEC_TYPE_NULL)
+        .ok_or_else(|| AudioError::Unsupported("the file has no audio track".into()))?;
+    let track_id = track.id;
+    let rate = track.codec_params.sample_rate.unwrap_or(0);
+    if !(MIN_SAMPLE_RATE..=MAX_SAMPLE_RATE).contains(&rate) {
+        return Err(AudioError::SampleRate(rate));
+    }
+    let mut decoder = symphonia::default::get_codecs()
+        .make(&track.codec_params, &DecoderOptions::default())
+        .map_err(|e| AudioError::Unsupported(format!("unsupported codec ({e}); supported: {SUPPORTED}")))?;
+    let mut samples = Vec::new();
+    let mut bad_packets = 0usize;
+    let mut good_packets = 0usize;
+    loop {
+        let packet = match format.next_packet() {
+            Ok(p) => p,
+            Err(SymError::IoError(e)) if e.kind() == std::io::ErrorKind::UnexpectedEof => break,
+            Err(SymError::ResetRequired) => break,
+            Err(e) => {
+                if good_packets > 0 {
+                    break; // a truncated tail: keep what decoded
+                }
+                return Err(AudioError::Corrupt(e.to_string()));
+            }
+        };
+        if packet.track_id() != track_id {
+            continue;
+        }
+        match decoder.decode(&packet) {
+            Ok(buf) => {
+                good_packets += 1;
+                let spec = *buf.spec();
+                let ch = spec.channels.count().max(1);
+                let mut sb = SampleBuffer::<f32>::new(buf.capacity() as u64, spec);
+                sb.copy_interleaved_ref(buf);
+                samples.extend(sb.samples().chunks(ch).map(|f| f.iter().sum::<f32>() / ch as f32));
+            }
+            // A damaged packet: skip it, as players do; all-damaged input is an error below.
+            Err(SymError::DecodeError(_)) => bad_packets += 1,
+            Err(e) => return Err(AudioError::Corrupt(e.to_string())),
+        }
+    }
+    if good_packets == 0 && bad_packets > 0 {
+        return Err(AudioError::Corrupt(format!("none of {bad_packets} audio packets decoded")));
+    }
+    if samples.is_empty() {
+        return Err(AudioError::Empty);
+    }
+    if samples.iter().any(|s| !s.is_finite()) {
+        return Err(AudioError::Corrupt("non-finite samples".into()));
+    }
+    Ok(Pcm { samples, sample_rate: rate })
+}

@@ -1,0 +1,31 @@
+//! The audio front end: decode uploads (symphonia), resample to the model's
+//! rate (rubato), and Whisper's log-mel features.
+
+pub mod decode;
+pub mod mel;
+pub mod resample;
+
+pub use decode::{decode, Pcm, SUPPORTED};
+
+/// Sample rate every speech model here consumes.
+pub const MODEL_RATE: u32 = 16_000;
+
+#[derive(Debug, thiserror::Error)]
+pub enum AudioError {
+    #[error("the audio file is empty (no samples)")]
+    Empty,
+    #[error("{0}")]
+    Unsupported(String),
+    #[error("the audio file is corrupt: {0}")]
+    Corrupt(String),
+    #[error("unsupported sample rate {0} Hz (accepted: {min}..={max} Hz)", min = decode::MIN_SAMPLE_RATE, max = decode::MAX_SAMPLE_RATE)]
+    SampleRate(u32),
+    #[error("resampling failed: {0}")]
+    Resample(String),
+}
+
+/// Decodes an upload and converts it to 16 kHz mono.
+pub fn load_16k(bytes: Vec<u8>, ext: Option<&str>) -> Result<Vec<f32>, AudioError> {
+    let pcm = decode(bytes, ext)?;
+    resample::resample(&pcm.samples, pcm.sample_rate, MODEL_RATE)
+}

@@ -1,0 +1,111 @@
+//! `gerbil transcribe FILE`: decode an audio file, transcribe it, print the
+//! transcript (text, json, verbose_json, srt or vtt); `--bench` prints the
+//! real-time factor on stderr.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Context;
+
+use crate::audio;
+use crate::gpu::{Gpu, GpuOptions};
+use crate::models::speech::{self, TranscribeOptions};
+use crate::text::subtitles;
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+    #[value(name = "verbose_json")]
+    VerboseJson,
+    Srt,
+    Vtt,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct TranscribeArgs {
+    /// Audio file (wav, flac, mp3, ogg/vorbis, m4a/aac).
+    pub file: PathBuf,
+    /// Speech model folder (HF layout: config.json, model.safetensors, tokenizer.json).
+    /// Default: whisper-tiny-en as converted by tools/fetch_test_assets.sh.
+    #[arg(long, env = "GERBIL_STT_MODEL")]
+    pub model: Option<PathBuf>,
+    #[arg(long)]
+    pub language: Option<String>,
+    /// Initial prompt (spelling, style).
+    #[arg(long)]
+    pub prompt: Option<String>,
+    /// 0: greedy with fallback; > 0: sampling.
+    #[arg(long, default_value_t = 0.0)]
+    pub temperature: f32,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Print audio seconds, wall time and real-time factor (wall / audio) on stderr.
+    #[arg(long)]
+    pub bench: bool,
+    /// Repeat the clip until it lasts at least this many seconds (benchmarks of long audio).
+    #[arg(long)]
+    pub tile_to: Option<f64>,
+    /// Runs (with --bench: the first warms up, the rest are timed).
+    #[arg(long, default_value_t = 1)]
+    pub runs: usize,
+}
+
+pub fn run(args: TranscribeArgs) -> anyhow::Result<()> {
+    let dir = args.model.clone().unwrap_or_else(crate::config::default_stt_model_dir);
+    let bytes = std::fs::read(&args.file).with_context(|| format!("reading {}", args.file.display()))?;
+    let ext = args.file.extension().and_then(|e| e.to_str()).map(str::to_lowercase);
+    let mut pcm =
+        audio::load_16k(bytes, ext.as_deref()).with_context(|| format!("decoding {}", args.file.display()))?;
+    if let Some(secs) = args.tile_to {
+        let want = (secs * audio::MODEL_RATE as f64) as usize;
+        let clip = pcm.clone();
+        while pcm.len() < want {
+            pcm.extend_from_slice(&clip);
+        }
+    }
+    let gpu = Gpu::new(&GpuOptions::default())?;
+    let t0 = Instant::now();
+    let mut model = speech::load(&gpu, &dir).with_context(|| format!("loading {}", dir.display()))?;
+    let load_s = t0.elapsed().as_secs_f64();
+    let opts = TranscribeOptions {
+        language: args.language.clone(),
+        prompt: args.prompt.clone(),
+        temperature: args.temperature,
+        seed: None,
+    };
+    let audio_s = pcm.len() as f64 / audio::MODEL_RATE as f64;
+    let mut times = Vec::new();
+    let mut result = None;
+    for _ in 0..args.runs.max(1) {
+        let t = Instant::now();
+        result = Some(model.transcribe(&pcm, &opts, &mut |_| std::ops::ControlFlow::Continue(()))?);
+        times.push(t.elapsed().as_secs_f64());
+    }
+    let tr = result.expect("one run");
+    let mut out = std::io::stdout().lock();
+    match args.format {
+        Format::Text => writeln!(out, "{}", tr.text)?,
+        Format::Json => writeln!(out, "{}", serde_json::json!({ "text": tr.text }))?,
+        Format::VerboseJson => writeln!(out, "{}", serde_json::to_string_pretty(&tr)?)?,
+        Format::Srt => write!(out, "{}", subtitles::srt(&tr.segments))?,
+        Format::Vtt => write!(out, "{}", subtitles::vtt(&tr.segments))?,
+    }
+    if args.bench {
+        let timed = if times.len() > 1 { &times[1..] } else { &times[..] };
+        let wall = timed.iter().sum::<f64>() / timed.len() as f64;
+        eprintln!(
+            "audio {:.2}s | load {:.2}s | transcribe {:.3}s (mean of {} run(s)) | RTF {:.4} ({:.1}x real time) | {} segments | {}",
+            audio_s,
+            load_s,
+            wall,
+            timed.len(),
+            wall / audio_s,
+            audio_s / wall,
+            tr.segments.len(),
+            gpu.caps.adapter_name
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,262 @@
+//! Whisper's encoder and KV-cached decoder on the GPU (f32), driven through
+//! `nn::Recorder`: one submission per encoder window and per decoder step.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::config::WhisperConfig;
+use super::weights::{Linear, WhisperWeights};
+use crate::audio::mel::transpose;
+use crate::gpu::Gpu;
+use crate::models::ModelError;
+use crate::nn::{AttnArgs, Conv1d, Mat, Recorder};
+use crate::weights::{Checkpoint, TensorSource};
+
+const LN_EPS: f32 = 1e-5;
+
+pub struct Whisper {
+    pub gpu: Arc<Gpu>,
+    pub cfg: WhisperConfig,
+    pub w: WhisperWeights,
+}
+
+/// The encoder's output for one window, with every decoder layer's
+/// cross-attention K/V ([T, 2D], computed once per window).
+pub struct Encoded {
+    pub out: Mat,
+    pub cross_kv: Vec<Mat>,
+}
+
+fn linear(rec: &mut Recorder, x: &Mat, l: &Linear, out: &Mat) {
+    rec.linear(x, &l.w, l.b.as_ref(), out);
+}
+
+impl Whisper {
+    pub fn load(gpu: &Arc<Gpu>, dir: &Path) -> Result<Whisper, ModelError> {
+        let cfg = WhisperConfig::load(dir)?;
+        let ckpt = Checkpoint::open(dir)?;
+        Self::from_source(gpu, cfg, &ckpt)
+    }
+
+    pub fn from_source(gpu: &Arc<Gpu>, cfg: WhisperConfig, src: &dyn TensorSource) -> Result<Whisper, ModelError> {
+        let w = WhisperWeights::load(gpu, src, &cfg)?;
+        Ok(Whisper { gpu: gpu.clone(), cfg, w })
+    }
+
+    /// Runs the encoder on one window of features, [n_mels, input_frames]
+    /// row-major as the feature extractor returns them.
+    pub fn encode(&self, features: &[f32]) -> Result<Encoded, ModelError> {
+        let c = &self.cfg;
+        let (d, mels, frames) = (c.d_model, c.num_mel_bins, c.input_frames());
+        if features.len() != mels * frames {
+            return Err(ModelError::Config {
+                path: "features".into(),
+                msg: format!("expected {mels} x {frames} mel features, got {} values", features.len()),
+            });
+        }
+        let g = &self.gpu;
+        let t = c.max_source_positions;
+        let x0 = Mat::from_data(g, "mel", &transpose(features, mels, frames), mels);
+        let conv1 = Conv1d { c_in: mels, kernel: 3, stride: 1, pad: 1 };
+        let conv2 = Conv1d { c_in: d, kernel: 3, stride: 2, pad: 1 };
+        let scratch = Mat::new(g, "im2col", frames, 3 * mels.max(d));
+        let h1 = Mat::new(g, "conv1", frames, d);
+        let h1g = Mat::new(g, "conv1 gelu", frames, d);
+        let h2 = Mat::new(g, "conv2", t, d);
+        let mut rec = Recorder::new(g);
+        rec.conv1d(&x0, conv1, &self.w.conv1.w, self.w.conv1.b.as_ref(), &scratch, &h1);
+        rec.gelu(&h1, &h1g);
+        rec.conv1d(&h1g, conv2, &self.w.conv2.w, self.w.conv2.b.as_ref(), &scratch, &h2);
+        let h2g = Mat::new(g, "conv2 gelu", t, d);
+        rec.gelu(&h2, &h2g);
+        let xa = Mat::new(g, "enc x", t, d);
+        let xb = Mat::new(g, "enc x2", t, d);
+        rec.add(&h2g, &self.w.enc_pos, &xa);
+        let xn = Mat::new(g, "enc ln", t, d);
+        let qkv = Mat::new(g, "enc qkv", t, 3 * d);
+        let att = Mat::new(g, "enc att", t, d);
+        let tmp = Mat::new(g, "enc tmp", t, d);
+        let ff = Mat::new(g, "enc ff", t, c.encoder_ffn_dim);
+        let ffg = Mat::new(g, "enc ff gelu", t, c.encoder_ffn_dim);
+        let hd = d / c.encoder_attention_heads;
+        for l in &self.w.enc_layers {
+            rec.layer_norm(&xa, &l.ln1.w, &l.ln1.b, LN_EPS, &xn);
+            linear(&mut rec, &xn, &l.qkv, &qkv);
+            let a = AttnArgs {
+                n_heads: c.encoder_attention_heads,
+                head_dim: hd,
+                kv_len: t,
+                q_stride: 3 * d,
+                kv_stride: 3 * d,
+                k_off: d,
+                v_off: 2 * d,
+                causal_from: None,
+            };
+            rec.attention(&qkv, &qkv, &qkv, a, &att);
+            linear(&mut rec, &att, &l.o, &tmp);
+            rec.add(&xa, &tmp, &xb);
+            rec.layer_norm(&xb, &l.ln2.w, &l.ln2.b, LN_EPS, &xn);
+            linear(&mut rec, &xn, &l.fc1, &ff);
+            rec.gelu(&ff, &ffg);
+            linear(&mut rec, &ffg, &l.fc2, &tmp);
+            rec.add(&xb, &tmp, &xa);
+        }
+        let out = Mat::new(g, "enc out", t, d);
+        rec.layer_norm(&xa, &self.w.enc_ln.w, &self.w.enc_ln.b, LN_EPS, &out);
+        let cross_kv: Vec<Mat> = self
+            .w
+            .dec_layers
+            .iter()
+            .map(|l| {
+                let kv = Mat::new(g, "cross kv", t, 2 * d);
+                linear(&mut rec, &out, &l.xkv, &kv);
+                kv
+            })
+            .collect();
+        rec.submit();
+        Ok(Encoded { out, cross_kv })
+    }
+
+    /// A decoder over one encoded window, with an empty KV cache.
+    pub fn decoder<'a>(&'a self, enc: &'a Encoded) -> Decoder<'a> {
+        let (g, c) = (&self.gpu, &self.cfg);
+        let (d, n) = (c.d_model, c.max_target_positions);
+        Decoder {
+            m: self,
+            enc,
+            cache: (0..c.decoder_layers).map(|_| Mat::new(g, "self kv", n, 3 * d)).collect(),
+            pos: 0,
+            xa: Mat::new(g, "dec x", n, d),
+            xb: Mat::new(g, "dec x2", n, d),
+            xn: Mat::new(g, "dec ln", n, d),
+            qkv: Mat::new(g, "dec qkv", n, 3 * d),
+            q: Mat::new(g, "dec q", n, d),
+            att: Mat::new(g, "dec att", n, d),
+            tmp: Mat::new(g, "dec tmp", n, d),
+            ff: Mat::new(g, "dec ff", n, c.decoder_ffn_dim),
+            ffg: Mat::new(g, "dec ff gelu", n, c.decoder_ffn_dim),
+            rows: Mat::new(g, "dec rows", n, d),
+            logits: Mat::new(g, "logits", n, c.vocab_size),
+        }
+    }
+}
+
+/// Decoder state for one window: the self-attention KV cache ([max_target, 3D]
+/// per layer: whole fused q|k|v rows are cached so a step's rows are one copy)
+/// and activation buffers sized for the longest sequence.
+pub struct Decoder<'a> {
+    m: &'a Whisper,
+    enc: &'a Encoded,
+    cache: Vec<Mat>,
+    pub pos: usize,
+    xa: Mat,
+    xb: Mat,
+    xn: Mat,
+    qkv: Mat,
+    q: Mat,
+    att: Mat,
+    tmp: Mat,
+    ff: Mat,
+    ffg: Mat,
+    rows: Mat,
+    logits: Mat,
+}
+
+impl Decoder<'_> {
+    /// Forgets the cache (a new decode of the same window).
+    pub fn reset(&mut self) {
+        self.pos = 0;
+    }
+
+    pub fn capacity(&self) -> usize {
+        self.m.cfg.max_target_positions
+    }
+
+    /// Feeds `tokens` at positions pos..pos + n and returns the logits of the
+    /// step-relative rows `want` ([want.len(), vocab], row-major).
+    pub fn step(&mut self, tokens: &[u32], want: &[usize]) -> Result<Vec<f32>, ModelError> {
+        let (c, w, g) = (&self.m.cfg, &self.m.w, &self.m.gpu);
+        let (d, n, pos0) = (c.d_model, tokens.len(), self.pos);
+        if n == 0 || pos0 + n > c.max_target_positions {
+            return Err(ModelError::ContextFull { need: pos0 + n, max: c.max_target_positions });
+        }
+        // Token + position embeddings on the CPU: a gather of n rows.
+        let mut x = Vec::with_capacity(n * d);
+        for (r, &t) in tokens.iter().enumerate() {
+            let t = (t as usize).min(c.vocab_size - 1);
+            let e = &w.embed[t * d..(t + 1) * d];
+            let p = &w.dec_pos[(pos0 + r) * d..(pos0 + r + 1) * d];
+            x.extend(e.iter().zip(p).map(|(a, b)| a + b));
+        }
+        g.queue.write_buffer(&self.xa.buf, 0, bytemuck::cast_slice(&x));
+        let v = |m: &Mat| m.with_rows(n);
+        let (xa, xb, xn, qkv, q, att, tmp, ff, ffg) = (
+            v(&self.xa),
+            v(&self.xb),
+            v(&self.xn),
+            v(&self.qkv),
+            v(&self.q),
+            v(&self.att),
+            v(&self.tmp),
+            v(&self.ff),
+            v(&self.ffg),
+        );
+        let hd = d / c.decoder_attention_heads;
+        let t_enc = c.max_source_positions;
+        let mut rec = Recorder::new(g);
+        for (l, (lw, cache)) in w.dec_layers.iter().zip(&self.cache).enumerate() {
+            rec.layer_norm(&xa, &lw.ln1.w, &lw.ln1.b, LN_EPS, &xn);
+            linear(&mut rec, &xn, &lw.qkv, &qkv);
+            rec.copy_rows(&qkv, cache, pos0);
+            let self_args = AttnArgs {
+                n_heads: c.decoder_attention_heads,
+                head_dim: hd,
+                kv_len: pos0 + n,
+                q_stride: 3 * d,
+                kv_stride: 3 * d,
+                k_off: d,
+                v_off: 2 * d,
+                causal_from: Some(pos0),
+            };
+            rec.attention(&qkv, cache, cache, self_args, &att);
+            linear(&mut rec, &att, &lw.o, &tmp);
+            rec.add(&xa, &tmp, &xb);
+            rec.layer_norm(&xb, &lw.ln_x.w, &lw.ln_x.b, LN_EPS, &xn);
+            linear(&mut rec, &xn, &lw.xq, &q);
+            let kv = &self.enc.cross_kv[l];
+            let cross_args = AttnArgs {
+                n_heads: c.decoder_attention_heads,
+                head_dim: hd,
+                kv_len: t_enc,
+                q_stride: d,
+                kv_stride: 2 * d,
+                k_off: 0,
+                v_off: d,
+                causal_from: None,
+            };
+            rec.attention(&q, kv, kv, cross_args, &att);
+            linear(&mut rec, &att, &lw.xo, &tmp);
+            rec.add(&xb, &tmp, &xa);
+            rec.layer_norm(&xa, &lw.ln2.w, &lw.ln2.b, LN_EPS, &xn);
+            linear(&mut rec, &xn, &lw.fc1, &ff);
+            rec.gelu(&ff, &ffg);
+            linear(&mut rec, &ffg, &lw.fc2, &tmp);
+            rec.add(&xa, &tmp, &xb);
+            // The layer's output is in xb; the next layer reads xa.
+            rec.copy_rows(&xb, &self.xa, 0);
+        }
+        rec.layer_norm(&xa, &w.dec_ln.w, &w.dec_ln.b, LN_EPS, &xn);
+        // Gather the wanted rows, then one matmul against the (tied) embedding.
+        let row_bytes = (d * 4) as u64;
+        for (i, &r) in want.iter().enumerate() {
+            assert!(r < n, "logit row {r} of a {n}-token step");
+            rec.copy(&xn.buf, r as u64 * row_bytes, &self.rows.buf, i as u64 * row_bytes, row_bytes);
+        }
+        let k = want.len();
+        let logits = self.logits.with_rows(k);
+        rec.linear(&self.rows.with_rows(k), &w.lm_head, None, &logits);
+        rec.submit();
+        self.pos += n;
+        Ok(logits.read(g)?)
+    }
+}

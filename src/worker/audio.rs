@@ -1,0 +1,81 @@
+//! Audio jobs on the GPU worker: loaded speech models and a FIFO of
+//! transcriptions. A job runs whole between text scheduler steps; it stops
+//! early when the client's event receiver is gone (checked after every
+//! segment), and every job is counted in /metrics by outcome.
+
+use std::collections::VecDeque;
+use std::ops::ControlFlow;
+use std::sync::Arc;
+
+use super::handle::QueueCounter;
+use super::metrics::Metrics;
+use super::msg::{AudioEvent, ValidTranscribe, WorkerError};
+use crate::models::speech::{SpeechError, SpeechModel};
+
+pub struct AudioWorker {
+    models: Vec<(String, Box<dyn SpeechModel>)>,
+    jobs: VecDeque<ValidTranscribe>,
+    queue: Arc<QueueCounter>,
+    metrics: Arc<Metrics>,
+}
+
+impl AudioWorker {
+    pub fn new(models: Vec<(String, Box<dyn SpeechModel>)>, queue: Arc<QueueCounter>, metrics: Arc<Metrics>) -> Self {
+        AudioWorker { models, jobs: VecDeque::new(), queue, metrics }
+    }
+
+    pub fn is_idle(&self) -> bool {
+        self.jobs.is_empty()
+    }
+
+    pub fn enqueue(&mut self, job: ValidTranscribe) {
+        if job.model >= self.models.len() {
+            self.queue.release(1);
+            let _ = job.events.send(AudioEvent::Failed(WorkerError::Engine(format!("no speech model {}", job.model))));
+            return;
+        }
+        self.jobs.push_back(job);
+    }
+
+    /// Runs the oldest job to its end (or its cancellation).
+    pub fn run_one(&mut self) {
+        let Some(job) = self.jobs.pop_front() else { return };
+        self.queue.release(1);
+        let (id, model) = &mut self.models[job.model];
+        let label = |o: &str| [id.as_str(), o].map(String::from);
+        if job.events.is_closed() {
+            self.metrics.audio_jobs.with_label_values(&label("cancelled")).inc();
+            return;
+        }
+        let events = job.events.clone();
+        let mut on_segment = |s: &crate::models::speech::Segment| {
+            if events.send(AudioEvent::Segment(s.clone())).is_err() {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
+        let t0 = std::time::Instant::now();
+        let outcome = match model.transcribe(&job.audio, &job.opts, &mut on_segment) {
+            Ok(tr) => {
+                self.metrics.audio_seconds.with_label_values(&[id.as_str()]).inc_by(tr.duration);
+                tracing::info!(
+                    model = %id,
+                    audio_s = tr.duration,
+                    wall_s = t0.elapsed().as_secs_f64(),
+                    queued_s = (t0 - job.received).as_secs_f64(),
+                    "transcribed"
+                );
+                let _ = job.events.send(AudioEvent::Done(tr));
+                "done"
+            }
+            Err(SpeechError::Cancelled) => "cancelled",
+            Err(e) => {
+                tracing::error!(model = %id, "transcription failed: {e}");
+                let _ = job.events.send(AudioEvent::Failed(WorkerError::Engine(e.to_string())));
+                "error"
+            }
+        };
+        self.metrics.audio_jobs.with_label_values(&label(outcome)).inc();
+    }
+}
