@@ -23,6 +23,8 @@ pub enum KernelId {
     Copy,
     MatvecFusedInt4,
     AttentionDecode,
+    Conv1d,
+    ConvTranspose1d,
 }
 
 /// Where a kernel's code lives and which uniform layout it declares.
@@ -68,6 +70,8 @@ impl KernelId {
         KernelId::Copy,
         KernelId::MatvecFusedInt4,
         KernelId::AttentionDecode,
+        KernelId::Conv1d,
+        KernelId::ConvTranspose1d,
     ];
 
     pub fn source(self) -> KernelSource {
@@ -89,6 +93,8 @@ impl KernelId {
             KernelId::Copy => src!("copy.wgsl", "copy", CopyParams),
             KernelId::MatvecFusedInt4 => src!("matvec_fused_int4.wgsl", "matvec_fused_int4", FusedMatvecParams),
             KernelId::AttentionDecode => src!("attention_decode.wgsl", "attention_decode", AttentionDecodeParams),
+            KernelId::Conv1d => src!("conv1d.wgsl", "conv1d", Conv1dParams),
+            KernelId::ConvTranspose1d => src!("conv_transpose1d.wgsl", "conv_transpose1d", ConvTranspose1dParams),
         }
     }
 }

@@ -3,6 +3,7 @@
 //! PyTorch code they mirror, never for speed.
 
 pub mod attention;
+pub mod conv;
 pub mod llama;
 
 pub use attention::{attention, KvCache};
