@@ -2,6 +2,7 @@
 //! its config.json names, its weight names, and a graph builder.
 
 pub mod llama;
+pub mod piper;
 pub mod rope;
 
 use std::path::{Path, PathBuf};
