@@ -2,6 +2,7 @@
 //! model, quantizes weights to INT4 groups at load, and runs WGSL kernels
 //! through wgpu.
 
+pub mod audio;
 pub mod bench;
 pub mod cli;
 pub mod config;
@@ -13,6 +14,7 @@ pub mod models;
 pub mod passes;
 pub mod reference;
 pub mod server;
+pub mod speech;
 pub mod text;
 pub mod weights;
 pub mod worker;

@@ -21,6 +21,8 @@ enum Command {
     Profile(gerbil::cli::profile::ProfileArgs),
     /// Serve the OpenAI-compatible HTTP API.
     Serve(gerbil::cli::serve::ServeArgs),
+    /// Synthesize speech with a Piper voice to a WAV file (or --bench: time to first audio, RTF).
+    Speak(gerbil::cli::speak::SpeakArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -36,5 +38,6 @@ fn main() -> anyhow::Result<()> {
         Command::DumpGraph(args) => gerbil::cli::dump_graph::run(args),
         Command::Profile(args) => gerbil::cli::profile::run(args),
         Command::Serve(args) => gerbil::cli::serve::run(args),
+        Command::Speak(args) => gerbil::cli::speak::run(args),
     }
 }

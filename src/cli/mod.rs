@@ -5,3 +5,4 @@ pub mod complete;
 pub mod dump_graph;
 pub mod profile;
 pub mod serve;
+pub mod speak;

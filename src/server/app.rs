@@ -64,6 +64,8 @@ pub fn router(state: Arc<AppState>, cfg: &ServeConfig) -> Router {
         .route("/v1/completions", post(routes::completions::handle))
         .route("/v1/chat/completions", post(routes::chat_completions::handle))
         .route("/v1/models", get(routes::models::list))
+        .route("/v1/audio/speech", post(routes::speech::handle))
+        .route("/v1/audio/voices", get(routes::voices::list))
         .route("/v1/models/{*id}", get(routes::models::retrieve));
     if let Some(key) = &cfg.api_key {
         v1 = v1.route_layer(middleware::from_fn_with_state(Arc::new(ApiKey::new(key)), require_api_key));

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use tokio::sync::{mpsc, watch};
 
 use super::metrics::Metrics;
-use super::msg::{ValidGenerate, WorkerMsg};
+use super::msg::{ValidGenerate, ValidSpeech, WorkerMsg};
 use super::registry::Registry;
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -85,6 +85,20 @@ impl WorkerHandle {
             match e {
                 // The channel holds as many messages as the queue holds sequences,
                 // so it is full only when the queue is.
+                mpsc::error::TrySendError::Full(_) => SubmitError::QueueFull { max: self.queue.max },
+                mpsc::error::TrySendError::Closed(_) => SubmitError::WorkerGone,
+            }
+        })
+    }
+
+    /// Queues a speech job (it counts as one waiting sequence until it starts).
+    pub fn submit_speech(&self, req: ValidSpeech) -> Result<(), SubmitError> {
+        if !self.queue.try_reserve(1) {
+            return Err(SubmitError::QueueFull { max: self.queue.max });
+        }
+        self.tx.try_send(WorkerMsg::Speech(req)).map_err(|e| {
+            self.queue.release(1);
+            match e {
                 mpsc::error::TrySendError::Full(_) => SubmitError::QueueFull { max: self.queue.max },
                 mpsc::error::TrySendError::Closed(_) => SubmitError::WorkerGone,
             }

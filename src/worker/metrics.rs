@@ -17,6 +17,7 @@ pub struct Metrics {
     pub tokens_per_second: GaugeVec,
     pub time_to_first_token: HistogramVec,
     pub finished: IntCounterVec,
+    pub speech: super::speech::SpeechMetrics,
 }
 
 /// Why a sequence left its slot (the `reason` label).
@@ -95,6 +96,7 @@ impl Metrics {
                 "Sequences that left their slot, by reason",
                 &["model", "reason"],
             ),
+            speech: super::speech::SpeechMetrics::new(&registry),
             registry,
         }
     }

@@ -49,6 +49,8 @@ impl SynthParams {
 pub struct Synthesis {
     pub audio: Vec<f32>,
     pub durations: Vec<usize>,
+    /// Seconds in text encoder + duration predictor, flow (CPU) and decoder (GPU).
+    pub timings: [f64; 3],
 }
 
 impl PiperVoice {
@@ -83,8 +85,9 @@ impl PiperVoice {
     /// Waveform in [-1, 1] for phoneme ids (with Piper's BOS/pad/EOS already in place).
     pub fn synthesize(&self, ids: &[i64], p: SynthParams) -> Result<Synthesis, ModelError> {
         if ids.is_empty() {
-            return Ok(Synthesis { audio: vec![], durations: vec![] });
+            return Ok(Synthesis { audio: vec![], durations: vec![], timings: [0.0; 3] });
         }
+        let t0 = std::time::Instant::now();
         let mut rng = ChaCha8Rng::seed_from_u64(p.seed);
         let enc = self.encoder.forward(ids);
         let t = enc.t;
@@ -115,9 +118,12 @@ impl PiperVoice {
                 }
             }
         }
+        let t1 = std::time::Instant::now();
         self.flow.reverse(&mut z, frames);
+        let t2 = std::time::Instant::now();
         let audio = self.decoder.forward(&z, frames)?;
-        Ok(Synthesis { audio, durations })
+        let timings = [(t1 - t0).as_secs_f64(), (t2 - t1).as_secs_f64(), t2.elapsed().as_secs_f64()];
+        Ok(Synthesis { audio, durations, timings })
     }
 }
 

@@ -7,3 +7,5 @@ pub mod metrics;
 pub mod models;
 pub mod openapi;
 pub mod ready;
+pub mod speech;
+pub mod voices;

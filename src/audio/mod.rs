@@ -1,0 +1,5 @@
+//! Encoding synthesized audio for the wire, chunk by chunk as sentences finish.
+
+pub mod encode;
+
+pub use encode::{AudioFormat, StreamEncoder};
