@@ -57,46 +57,57 @@ fn store(co: u32, t: u32, t_out: u32, acc: f32) {
     y[i] = v;
 }
 
-// grid: (ceil(t_out / 64), ceil(c_out / 4)); each invocation makes 4 output channels of one
-// time step so the dense case reads each input value once for 4 outputs.
+// grid: (ceil(t_out / 256), ceil(c_out / 4)); each invocation makes a 4 x 4 tile: 4 output
+// channels at 4 consecutive time steps, so each weight load feeds 4 FMAs and each input
+// value feeds 4 output channels (register tiling; the dense case is HiFi-GAN's hot loop).
+const TT: u32 = 4u;
+
 @compute @workgroup_size(64)
 fn conv1d(@builtin(global_invocation_id) gid: vec3<u32>) {
     let t_in = step.n_tokens;
     let t_out = t_in + 2u * p.padding - p.dilation * (p.kernel - 1u);
-    let t = gid.x;
+    let t0 = gid.x * TT;
     let co0 = gid.y * 4u;
-    if (t >= t_out || co0 >= p.c_out) { return; }
+    if (t0 >= t_out || co0 >= p.c_out) { return; }
+    let nt = min(TT, t_out - t0);
     let cig = p.c_in / p.groups;
     let cog = p.c_out / p.groups;
-    let base = i32(t) - i32(p.padding);
+    let base = i32(t0) - i32(p.padding);
     if (p.groups == 1u) {
-        var acc = vec4<f32>(0.0);
+        var acc: array<vec4<f32>, 4>;
+        for (var j = 0u; j < TT; j++) { acc[j] = vec4<f32>(0.0); }
         let n = min(4u, p.c_out - co0);
         let wstride = cig * p.kernel;
         for (var ci = 0u; ci < cig; ci++) {
             for (var k = 0u; k < p.kernel; k++) {
-                let xv = load_x(ci, base + i32(k * p.dilation), t_in);
                 let wi = (co0 * cig + ci) * p.kernel + k;
                 var wv = vec4<f32>(w[wi], 0.0, 0.0, 0.0);
                 if (n > 1u) { wv.y = w[wi + wstride]; }
                 if (n > 2u) { wv.z = w[wi + 2u * wstride]; }
                 if (n > 3u) { wv.w = w[wi + 3u * wstride]; }
-                acc += xv * wv;
+                let xb = base + i32(k * p.dilation);
+                for (var j = 0u; j < TT; j++) {
+                    acc[j] += load_x(ci, xb + i32(j), t_in) * wv;
+                }
             }
         }
-        for (var j = 0u; j < n; j++) { store(co0 + j, t, t_out, acc[j]); }
+        for (var j = 0u; j < nt; j++) {
+            for (var c = 0u; c < n; c++) { store(co0 + c, t0 + j, t_out, acc[j][c]); }
+        }
         return;
     }
-    for (var j = 0u; j < 4u; j++) {
-        let co = co0 + j;
+    for (var c = 0u; c < 4u; c++) {
+        let co = co0 + c;
         if (co >= p.c_out) { break; }
         let g = co / cog;
-        var acc = 0.0;
-        for (var cl = 0u; cl < cig; cl++) {
-            for (var k = 0u; k < p.kernel; k++) {
-                acc += load_x(g * cig + cl, base + i32(k * p.dilation), t_in) * w[(co * cig + cl) * p.kernel + k];
+        for (var j = 0u; j < nt; j++) {
+            var acc = 0.0;
+            for (var cl = 0u; cl < cig; cl++) {
+                for (var k = 0u; k < p.kernel; k++) {
+                    acc += load_x(g * cig + cl, base + i32(j + k * p.dilation), t_in) * w[(co * cig + cl) * p.kernel + k];
+                }
             }
+            store(co, t0 + j, t_out, acc);
         }
-        store(co, t, t_out, acc);
     }
 }

@@ -103,7 +103,8 @@ impl GpuConv1d {
             y.as_entire_binding(),
         ];
         let t_out = self.shape.t_out(t_in);
-        rec.push(gpu, &self.pipeline, &entries, (t_out.div_ceil(64) as u32, self.shape.c_out.div_ceil(4) as u32));
+        // 64 invocations x 4 time steps per workgroup (see the shader).
+        rec.push(gpu, &self.pipeline, &entries, (t_out.div_ceil(256) as u32, self.shape.c_out.div_ceil(4) as u32));
     }
 }
 

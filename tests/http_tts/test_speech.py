@@ -13,7 +13,8 @@ import openai
 import pytest
 import requests
 
-TEXT = "Hello world. This is a test."
+# Short sentences: on software Vulkan (CI) a second of audio costs ~20 s of decoder time.
+TEXT = "Hi there. Yes."
 RATE = 22050
 
 
@@ -22,12 +23,13 @@ def wav_samples(data):
         assert w.getframerate() == RATE and w.getnchannels() == 1 and w.getsampwidth() == 2
         # Streamed WAV: the header says "unknown length", so read to the end.
         frames = w.readframes(1 << 30)
-    return np.frombuffer(frames, dtype="<i2")
+    # A chunk cut by the network may end mid-sample.
+    return np.frombuffer(frames[: len(frames) // 2 * 2], dtype="<i2")
 
 
 def check_audio(s):
     x = s.astype(np.float64) / 32768
-    assert len(x) > RATE // 2, f"only {len(x)} samples"
+    assert len(x) > RATE // 5, f"only {len(x)} samples"
     rms = np.sqrt((x**2).mean())
     assert rms > 0.01, f"silent (rms {rms})"
     assert (np.abs(x) > 0.999).mean() < 1e-3, "clipped"
@@ -54,22 +56,26 @@ def test_formats_decode_to_the_same_duration(client):
 
 
 def test_streaming_wav_plays_from_the_first_chunk(client):
-    text = "The first sentence is short. The second one follows it. A third one ends the test."
     with client.audio.speech.with_streaming_response.create(
-        model="piper", voice="joe", input=text, response_format="wav"
+        model="piper", voice="joe", input=TEXT, response_format="wav"
     ) as r:
-        chunks = [c for c in r.iter_bytes() if c]
+        assert r.headers["content-type"] == "audio/wav"
+        chunks = [c for c in r.iter_bytes(chunk_size=None) if c]
     first = chunks[0]
     assert first[:4] == b"RIFF" and first[8:12] == b"WAVE"
-    # The first chunk alone is a playable WAV (header + the first sentence's samples).
-    check_audio(wav_samples(first) if len(first) > RATE else wav_samples(b"".join(chunks)))
-    check_audio(wav_samples(b"".join(chunks)))
+    # The first chunk alone decodes: the header then the first sentence's samples.
+    head = wav_samples(first)
+    assert len(head) > 0
+    whole = wav_samples(b"".join(chunks))
+    check_audio(whole)
+    assert np.array_equal(whole[: len(head)], head)
 
 
 def test_speed_changes_duration(client):
-    slow = client.audio.speech.create(model="piper", voice="joe", input="Hello world.", response_format="pcm", speed=0.5)
-    fast = client.audio.speech.create(model="piper", voice="joe", input="Hello world.", response_format="pcm", speed=2.0)
-    assert len(slow.content) > 2.5 * len(fast.content)
+    slow = client.audio.speech.create(model="piper", voice="joe", input="Hi.", response_format="pcm", speed=0.5)
+    fast = client.audio.speech.create(model="piper", voice="joe", input="Hi.", response_format="pcm", speed=2.0)
+    # Durations are ceil(w * length_scale) per phoneme (at least one frame each), so not exactly 4x.
+    assert len(slow.content) > 1.8 * len(fast.content)
 
 
 def test_sse_events(base_url):
