@@ -62,9 +62,13 @@ fn noise_is_seeded_and_speed_scales_length() {
     assert_eq!(a, b, "same seed, same audio");
     let c = voice.synthesize(&ids, SynthParams { seed: 8, ..p }).unwrap().audio;
     assert_ne!(a, c, "another seed, other audio");
-    let base = voice.synthesize(&ids, SynthParams { noise_w: 0.0, ..p }).unwrap().audio;
-    let slow = voice.synthesize(&ids, SynthParams { length_scale: 2.0, noise_w: 0.0, ..p }).unwrap().audio;
+    // The audio length is frames x hop, and the frames come from the durations alone.
+    assert_eq!(a.len(), voice.durations(&ids, p).iter().sum::<usize>() * voice.hop());
+    let frames =
+        |length_scale| voice.durations(&r.ids, SynthParams { length_scale, noise_w: 0.0, ..p }).iter().sum::<usize>();
+    let (base, slow) = (frames(1.0), frames(2.0));
+    assert_eq!(base * voice.hop(), r.n_samples);
     // Durations are ceil(exp(logw) * length_scale) per phoneme, so the ratio is not exactly 2.
-    let ratio = slow.len() as f64 / base.len() as f64;
-    assert!((1.5..2.3).contains(&ratio), "length_scale 2 made {} vs {} samples", slow.len(), base.len());
+    let ratio = slow as f64 / base as f64;
+    assert!((1.5..2.3).contains(&ratio), "length_scale 2 made {slow} vs {base} frames");
 }

@@ -42,20 +42,8 @@ def test_voices_list(base_url):
     assert [x["id"] for x in v] == ["joe"] and v[0]["sample_rate"] == RATE
 
 
-def test_formats_decode_to_the_same_duration(client):
-    wav = client.audio.speech.create(model="piper", voice="joe", input=TEXT, response_format="wav").content
-    pcm_resp = client.audio.speech.with_raw_response.create(model="piper", voice="joe", input=TEXT, response_format="pcm")
-    assert pcm_resp.headers["x-sample-rate"] == str(RATE)
-    pcm = np.frombuffer(pcm_resp.content, dtype="<i2")
-    w = wav_samples(wav)
-    check_audio(w)
-    check_audio(pcm)
-    # Same seed, same text: the same samples, so the same duration to the frame.
-    assert abs(len(w) - len(pcm)) <= 1
-    assert np.array_equal(w[: len(pcm)], pcm[: len(w)])
-
-
-def test_streaming_wav_plays_from_the_first_chunk(client):
+def test_formats_decode_to_the_same_duration_and_wav_streams(client):
+    # The WAV is read as a stream: its first chunk must decode on its own.
     with client.audio.speech.with_streaming_response.create(
         model="piper", voice="joe", input=TEXT, response_format="wav"
     ) as r:
@@ -63,12 +51,18 @@ def test_streaming_wav_plays_from_the_first_chunk(client):
         chunks = [c for c in r.iter_bytes(chunk_size=None) if c]
     first = chunks[0]
     assert first[:4] == b"RIFF" and first[8:12] == b"WAVE"
-    # The first chunk alone decodes: the header then the first sentence's samples.
     head = wav_samples(first)
     assert len(head) > 0
-    whole = wav_samples(b"".join(chunks))
-    check_audio(whole)
-    assert np.array_equal(whole[: len(head)], head)
+    w = wav_samples(b"".join(chunks))
+    check_audio(w)
+    assert np.array_equal(w[: len(head)], head)
+    pcm_resp = client.audio.speech.with_raw_response.create(model="piper", voice="joe", input=TEXT, response_format="pcm")
+    assert pcm_resp.headers["x-sample-rate"] == str(RATE)
+    pcm = np.frombuffer(pcm_resp.content, dtype="<i2")
+    check_audio(pcm)
+    # Same seed, same text: the same samples, so the same duration to the frame.
+    assert abs(len(w) - len(pcm)) <= 1
+    assert np.array_equal(w[: len(pcm)], pcm[: len(w)])
 
 
 def test_speed_changes_duration(client):

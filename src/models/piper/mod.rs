@@ -82,6 +82,22 @@ impl PiperVoice {
         self.decoder.hop
     }
 
+    /// Frames per phoneme (encoder + duration predictor only, no audio): ceil(exp(logw) * length_scale).
+    pub fn durations(&self, ids: &[i64], p: SynthParams) -> Vec<usize> {
+        if ids.is_empty() {
+            return vec![];
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(p.seed);
+        let enc = self.encoder.forward(ids);
+        self.frames(&enc, p, &mut rng)
+    }
+
+    fn frames(&self, enc: &encoder::Encoded, p: SynthParams, rng: &mut ChaCha8Rng) -> Vec<usize> {
+        let noise: Vec<f32> = (0..2 * enc.t).map(|_| normal(rng) * p.noise_w).collect();
+        let logw = self.duration.forward(&enc.x, enc.t, noise);
+        logw.iter().map(|&l| (l.exp() * p.length_scale).ceil().max(0.0) as usize).collect()
+    }
+
     /// Waveform in [-1, 1] for phoneme ids (with Piper's BOS/pad/EOS already in place).
     pub fn synthesize(&self, ids: &[i64], p: SynthParams) -> Result<Synthesis, ModelError> {
         if ids.is_empty() {
@@ -91,9 +107,7 @@ impl PiperVoice {
         let mut rng = ChaCha8Rng::seed_from_u64(p.seed);
         let enc = self.encoder.forward(ids);
         let t = enc.t;
-        let noise: Vec<f32> = (0..2 * t).map(|_| normal(&mut rng) * p.noise_w).collect();
-        let logw = self.duration.forward(&enc.x, t, noise);
-        let durations: Vec<usize> = logw.iter().map(|&l| (l.exp() * p.length_scale).ceil().max(0.0) as usize).collect();
+        let durations = self.frames(&enc, p, &mut rng);
         let frames = durations.iter().sum::<usize>().max(1);
         // Expand the prior to frames and sample z_p = m + eps * exp(logs) * noise_scale.
         let c = self.flow.channels;
