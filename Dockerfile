@@ -10,12 +10,15 @@
 
 FROM rust:1.95-bookworm AS build
 WORKDIR /src
+# espeak-ng (text to speech phonemes) is linked into the binary.
+RUN apt-get update && apt-get install -y --no-install-recommends libespeak-ng-dev && rm -rf /var/lib/apt/lists/*
 COPY . .
 RUN cargo build --release --locked --bin gerbil
 
 FROM debian:bookworm-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends libvulkan1 mesa-vulkan-drivers ca-certificates curl \
+    libespeak-ng1 espeak-ng-data \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /src/target/release/gerbil /usr/local/bin/gerbil
 ENV NVIDIA_VISIBLE_DEVICES=all \

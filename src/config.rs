@@ -107,6 +107,9 @@ pub struct ServeConfig {
     /// Speech-to-text models (local folders in the HF layout).
     #[serde(default)]
     pub stt_models: Vec<SttModelSpec>,
+    /// Text-to-speech voices (Piper, converted by tools/piper/convert_voice.py).
+    #[serde(default)]
+    pub voices: Vec<VoiceSpec>,
     pub limits: Limits,
     pub debug: DebugConfig,
     #[serde(skip)]
@@ -182,6 +185,27 @@ pub struct ModelSpec {
     /// Overrides limits.max_slots for this model.
     #[serde(default)]
     pub max_slots: Option<usize>,
+}
+
+/// One text-to-speech voice to load.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct VoiceSpec {
+    /// The name clients send as `voice`.
+    pub name: String,
+    /// Folder with config.json + model.safetensors; a leading `~/` is the home directory.
+    pub dir: String,
+}
+
+impl VoiceSpec {
+    pub fn path(&self) -> PathBuf {
+        match self.dir.strip_prefix("~/") {
+            Some(rest) => {
+                std::env::var_os("HOME").map_or_else(|| PathBuf::from(&self.dir), |h| PathBuf::from(h).join(rest))
+            }
+            None => PathBuf::from(&self.dir),
+        }
+    }
 }
 
 fn default_group() -> usize {
@@ -331,6 +355,11 @@ impl ServeConfig {
         ids.sort_unstable();
         if let Some(w) = ids.windows(2).find(|w| w[0] == w[1]) {
             return Err(ConfigError::Invalid(format!("two models share the name '{}'", w[0])));
+        }
+        let mut voices: Vec<&str> = self.voices.iter().map(|v| v.name.as_str()).collect();
+        voices.sort_unstable();
+        if let Some(w) = voices.windows(2).find(|w| w[0] == w[1]) {
+            return Err(ConfigError::Invalid(format!("two voices share the name '{}'", w[0])));
         }
         for m in &self.models {
             if ![32, 64, 128].contains(&m.group_size) {

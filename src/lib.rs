@@ -15,6 +15,7 @@ pub mod nn;
 pub mod passes;
 pub mod reference;
 pub mod server;
+pub mod speech;
 pub mod text;
 pub mod weights;
 pub mod worker;

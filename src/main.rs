@@ -23,6 +23,8 @@ enum Command {
     Transcribe(gerbil::cli::transcribe::TranscribeArgs),
     /// Serve the OpenAI-compatible HTTP API.
     Serve(gerbil::cli::serve::ServeArgs),
+    /// Synthesize speech with a Piper voice to a WAV file (or --bench: time to first audio, RTF).
+    Speak(gerbil::cli::speak::SpeakArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -39,5 +41,6 @@ fn main() -> anyhow::Result<()> {
         Command::Profile(args) => gerbil::cli::profile::run(args),
         Command::Serve(args) => gerbil::cli::serve::run(args),
         Command::Transcribe(args) => gerbil::cli::transcribe::run(args),
+        Command::Speak(args) => gerbil::cli::speak::run(args),
     }
 }

@@ -1,7 +1,9 @@
-//! The audio front end: decode uploads (symphonia), resample to the model's
-//! rate (rubato), and Whisper's log-mel features.
+//! Audio in and out: decode uploads (symphonia), resample to the model's rate
+//! (rubato) and Whisper's log-mel features; encode synthesized audio for the
+//! wire, chunk by chunk as sentences finish.
 
 pub mod decode;
+pub mod encode;
 pub mod mel;
 pub mod resample;
 
@@ -29,3 +31,4 @@ pub fn load_16k(bytes: Vec<u8>, ext: Option<&str>) -> Result<Vec<f32>, AudioErro
     let pcm = decode(bytes, ext)?;
     resample::resample(&pcm.samples, pcm.sample_rate, MODEL_RATE)
 }
+pub use encode::{AudioFormat, StreamEncoder};

@@ -5,4 +5,5 @@ pub mod complete;
 pub mod dump_graph;
 pub mod profile;
 pub mod serve;
+pub mod speak;
 pub mod transcribe;

@@ -37,6 +37,8 @@ pub enum KernelId {
     Gelu,
     Im2col,
     AttentionFull,
+    Conv1d,
+    ConvTranspose1d,
 }
 
 /// Where a kernel's code lives and which uniform layout it declares.
@@ -124,6 +126,8 @@ impl KernelId {
         KernelId::Gelu,
         KernelId::Im2col,
         KernelId::AttentionFull,
+        KernelId::Conv1d,
+        KernelId::ConvTranspose1d,
     ];
 
     pub fn source(self) -> KernelSource {
@@ -159,6 +163,8 @@ impl KernelId {
             KernelId::Gelu => src!("eltwise.wgsl", "gelu", EltwiseParams),
             KernelId::Im2col => src!("im2col.wgsl", "im2col", Im2colParams),
             KernelId::AttentionFull => src!("attention_full.wgsl", "attention_full", AttentionFullParams),
+            KernelId::Conv1d => src!("conv1d.wgsl", "conv1d", Conv1dParams),
+            KernelId::ConvTranspose1d => src!("conv_transpose1d.wgsl", "conv_transpose1d", ConvTranspose1dParams),
         }
     }
 }

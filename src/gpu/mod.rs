@@ -2,6 +2,7 @@
 //! pipeline cache, typed uniform layouts and buffer helpers.
 
 pub mod buffers;
+pub mod conv;
 pub mod device;
 pub mod kernels;
 pub mod params;

@@ -142,3 +142,37 @@ pub mod attn_decode {
     pub const QK_NORM: u32 = 1;
     pub const INTERLEAVED: u32 = 2;
 }
+
+gpu_params!(Conv1dParams {
+    c_in: u32,
+    c_out: u32,
+    kernel: u32,
+    dilation: u32,
+    padding: u32,
+    groups: u32,
+    flags: u32,
+    slope: f32,
+    out_scale: f32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
+});
+gpu_params!(ConvTranspose1dParams {
+    c_in: u32,
+    c_out: u32,
+    kernel: u32,
+    stride: u32,
+    padding: u32,
+    flags: u32,
+    slope: f32,
+    pad0: u32,
+});
+
+/// Flag bits of `conv1d.wgsl` and `conv_transpose1d.wgsl` (the latter knows BIAS and PRE_LRELU).
+pub mod conv1d {
+    pub const BIAS: u32 = 1;
+    pub const PRE_LRELU: u32 = 2;
+    pub const RESIDUAL: u32 = 4;
+    pub const ACCUMULATE: u32 = 8;
+    pub const POST_TANH: u32 = 16;
+}

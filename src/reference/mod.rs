@@ -3,6 +3,7 @@
 //! PyTorch code they mirror, never for speed.
 
 pub mod attention;
+pub mod conv;
 pub mod hybrid;
 pub mod llama;
 pub mod short_conv;

@@ -64,6 +64,8 @@ pub fn router(state: Arc<AppState>, cfg: &ServeConfig) -> Router {
         .route("/v1/completions", post(routes::completions::handle))
         .route("/v1/chat/completions", post(routes::chat_completions::handle))
         .route("/v1/models", get(routes::models::list))
+        .route("/v1/audio/speech", post(routes::speech::handle))
+        .route("/v1/audio/voices", get(routes::voices::list))
         .route("/v1/models/{*id}", get(routes::models::retrieve))
         .route_layer(RequestBodyLimitLayer::new(cfg.limits.body_limit_bytes))
         // Audio uploads get their own, larger body limit (route_layer above covers only the routes before it).

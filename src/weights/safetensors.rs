@@ -88,6 +88,11 @@ impl Checkpoint {
         Ok((shard, info))
     }
 
+    /// A `__metadata__` entry of the first shard that has it.
+    pub fn metadata(&self, key: &str) -> Option<String> {
+        self.shards.iter().find_map(|s| s.meta.metadata().as_ref().and_then(|m| m.get(key).cloned()))
+    }
+
     pub fn shape(&self, name: &str) -> Result<Vec<usize>, WeightError> {
         Ok(self.locate(name)?.1.shape.clone())
     }

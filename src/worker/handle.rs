@@ -8,7 +8,7 @@ use std::sync::Arc;
 use tokio::sync::{mpsc, watch};
 
 use super::metrics::Metrics;
-use super::msg::{ValidGenerate, ValidTranscribe, WorkerMsg};
+use super::msg::{ValidGenerate, ValidSpeech, ValidTranscribe, WorkerMsg};
 use super::registry::Registry;
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -93,10 +93,20 @@ impl WorkerHandle {
 
     /// Queues an audio job (it counts as one waiting sequence), or refuses at once when the queue is full.
     pub fn submit_audio(&self, job: ValidTranscribe) -> Result<(), SubmitError> {
+        self.submit_one(WorkerMsg::Transcribe(job))
+    }
+
+    /// Queues a speech job (it counts as one waiting sequence until it starts).
+    pub fn submit_speech(&self, req: ValidSpeech) -> Result<(), SubmitError> {
+        self.submit_one(WorkerMsg::Speech(req))
+    }
+
+    /// Sends one job that takes one place in the queue, or refuses at once when the queue is full.
+    fn submit_one(&self, msg: WorkerMsg) -> Result<(), SubmitError> {
         if !self.queue.try_reserve(1) {
             return Err(SubmitError::QueueFull { max: self.queue.max });
         }
-        self.tx.try_send(WorkerMsg::Transcribe(job)).map_err(|e| {
+        self.tx.try_send(msg).map_err(|e| {
             self.queue.release(1);
             match e {
                 mpsc::error::TrySendError::Full(_) => SubmitError::QueueFull { max: self.queue.max },

@@ -24,6 +24,7 @@ pub struct Metrics {
     pub audio_jobs: IntCounterVec,
     /// Seconds of audio transcribed, by model.
     pub audio_seconds: prometheus::CounterVec,
+    pub speech: super::speech::SpeechMetrics,
 }
 
 /// Why a sequence left its slot (the `reason` label).
@@ -119,6 +120,7 @@ impl Metrics {
                 registry.register(Box::new(m.clone())).expect("metric registered once");
                 m
             },
+            speech: super::speech::SpeechMetrics::new(&registry),
             registry,
         }
     }

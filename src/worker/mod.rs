@@ -10,8 +10,9 @@ pub mod msg;
 pub mod registry;
 pub mod run;
 pub mod scheduler;
+pub mod speech;
 
 pub use handle::{SubmitError, WorkerHandle};
 pub use load::load_text_model;
 pub use metrics::Metrics;
-pub use registry::{ModelEntry, Registry};
+pub use registry::{ModelEntry, Registry, VoiceEntry};

@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use tokio::sync::mpsc::UnboundedSender;
 
+use crate::models::piper::SynthParams;
 use crate::text::sampling::SamplingParams;
 
 /// One sequence to generate: a prompt and how to continue it.
@@ -63,6 +64,34 @@ pub enum AudioEvent {
 pub enum WorkerMsg {
     Generate(ValidGenerate),
     Transcribe(ValidTranscribe),
+    Speech(ValidSpeech),
+}
+
+/// Text to speech, phonemized at the edge: one id sequence per sentence, synthesized in
+/// order and streamed back sentence by sentence.
+#[derive(Debug)]
+pub struct ValidSpeech {
+    /// Index into the worker's voice list.
+    pub voice: usize,
+    pub sentences: Vec<Vec<i64>>,
+    pub params: SynthParams,
+    pub events: UnboundedSender<SpeechEvent>,
+    pub received: Instant,
+}
+
+/// What a speech job reports (its own type: text and audio share no event enum).
+#[derive(Debug)]
+pub enum SpeechEvent {
+    /// The waveform of sentence `sentence`, in [-1, 1] at the voice's sample rate.
+    Audio {
+        sentence: usize,
+        samples: Vec<f32>,
+    },
+    Done {
+        sentences: usize,
+        samples: usize,
+    },
+    Failed(WorkerError),
 }
 
 /// Logprob of one token and the most likely alternatives at its position.

@@ -38,10 +38,22 @@ pub struct SpeechEntry {
     pub created: u64,
 }
 
+/// A loaded text-to-speech voice, as the HTTP layer needs it to validate and phonemize.
+pub struct VoiceEntry {
+    pub name: String,
+    /// Index of the voice inside the worker.
+    pub index: usize,
+    pub sample_rate: u32,
+    pub espeak_voice: String,
+    pub phoneme_id_map: Arc<std::collections::HashMap<String, Vec<i64>>>,
+    pub defaults: crate::models::piper::InferenceConfig,
+}
+
 #[derive(Default)]
 pub struct Registry {
     pub models: Vec<ModelEntry>,
     pub speech: Vec<SpeechEntry>,
+    pub voices: Vec<VoiceEntry>,
     pub failures: Vec<LoadFailure>,
 }
 

@@ -9,14 +9,15 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, watch};
 
-use super::backend::backend_for;
 use super::audio::AudioWorker;
+use super::backend::backend_for;
 use super::handle::{QueueCounter, WorkerHandle};
 use super::load::load_text_model;
 use super::metrics::Metrics;
 use super::msg::{SeqEvent, WorkerError, WorkerMsg};
 use super::registry::{chat_template_for, unix_now, LoadFailure, ModelEntry, Registry, SpeechEntry};
 use super::scheduler::Scheduler;
+use super::speech::SpeechQueue;
 use crate::config::ServeConfig;
 use crate::gpu::{Gpu, GpuOptions};
 
@@ -28,18 +29,57 @@ pub fn spawn(cfg: Arc<ServeConfig>, metrics: Arc<Metrics>) -> std::io::Result<(W
     let queue = Arc::new(QueueCounter::new(cfg.limits.max_queue, metrics.clone()));
     let handle = WorkerHandle::new(tx, queue.clone(), reg_rx, metrics.clone());
     let thread = std::thread::Builder::new().name("gerbil-gpu".into()).spawn(move || {
-        let (schedulers, mut audio, registry) = load_all(&cfg, &queue, &metrics);
+        let (schedulers, mut audio, mut registry, gpu) = load_all(&cfg, &queue, &metrics);
+        let speech = load_voices(&cfg, gpu, &mut registry, &queue, &metrics);
         let _ = reg_tx.send(Some(Arc::new(registry)));
-        serve(rx, schedulers, &mut audio, &queue, Duration::from_millis(cfg.debug.step_delay_ms));
+        serve(rx, schedulers, &mut audio, speech, &queue, Duration::from_millis(cfg.debug.step_delay_ms));
     })?;
     Ok((handle, thread))
+}
+
+/// Loads every configured voice; one that fails is recorded and skipped.
+fn load_voices(
+    cfg: &ServeConfig,
+    gpu: Option<Arc<Gpu>>,
+    registry: &mut Registry,
+    queue: &Arc<QueueCounter>,
+    metrics: &Arc<Metrics>,
+) -> SpeechQueue {
+    let mut voices = Vec::new();
+    for spec in &cfg.voices {
+        let id = format!("voice:{}", spec.name);
+        let Some(gpu) = gpu.clone() else {
+            registry.failures.push(LoadFailure { id, error: "no GPU".into() });
+            continue;
+        };
+        let t0 = std::time::Instant::now();
+        match crate::models::piper::PiperVoice::load(gpu, &spec.path()) {
+            Ok(v) => {
+                tracing::info!(voice = %spec.name, rate = v.sample_rate(), "voice loaded in {:.1}s", t0.elapsed().as_secs_f64());
+                registry.voices.push(super::registry::VoiceEntry {
+                    name: spec.name.clone(),
+                    index: voices.len(),
+                    sample_rate: v.sample_rate(),
+                    espeak_voice: v.config.espeak.voice.clone(),
+                    phoneme_id_map: Arc::new(v.config.phoneme_id_map.clone()),
+                    defaults: v.config.inference,
+                });
+                voices.push((spec.name.clone(), v));
+            }
+            Err(e) => {
+                tracing::error!(voice = %spec.name, "failed to load, skipping it: {e}");
+                registry.failures.push(LoadFailure { id, error: e.to_string() });
+            }
+        }
+    }
+    SpeechQueue::new(voices, queue.clone(), metrics.clone())
 }
 
 fn load_all(
     cfg: &ServeConfig,
     queue: &Arc<QueueCounter>,
     metrics: &Arc<Metrics>,
-) -> (Vec<Scheduler>, AudioWorker, Registry) {
+) -> (Vec<Scheduler>, AudioWorker, Registry, Option<Arc<Gpu>>) {
     let mut registry = Registry::default();
     let mut schedulers = Vec::new();
     let gpu = match Gpu::new(&GpuOptions::default()) {
@@ -49,7 +89,7 @@ fn load_all(
             registry.failures =
                 cfg.models.iter().map(|m| LoadFailure { id: m.id().to_string(), error: e.to_string() }).collect();
             registry.failures.extend(cfg.stt_models.iter().map(|m| LoadFailure { id: m.id(), error: e.to_string() }));
-            return (schedulers, AudioWorker::new(Vec::new(), queue.clone(), metrics.clone()), registry);
+            return (schedulers, AudioWorker::new(Vec::new(), queue.clone(), metrics.clone()), registry, None);
         }
     };
     // Speech models first (small); one that fails to load is reported and skipped.
@@ -123,32 +163,35 @@ fn load_all(
             }
         }
     }
-    (schedulers, audio, registry)
+    (schedulers, audio, registry, Some(gpu))
 }
 
 fn serve(
     mut rx: mpsc::Receiver<WorkerMsg>,
     mut schedulers: Vec<Scheduler>,
     audio: &mut AudioWorker,
+    mut speech: SpeechQueue,
     queue: &QueueCounter,
     step_delay: Duration,
 ) {
     loop {
-        if schedulers.iter().all(Scheduler::is_idle) && audio.is_idle() {
+        if schedulers.iter().all(Scheduler::is_idle) && audio.is_idle() && speech.is_idle() {
             schedulers.iter().for_each(Scheduler::mark_idle);
             match rx.blocking_recv() {
-                Some(msg) => route(&mut schedulers, audio, queue, msg),
+                Some(msg) => route(&mut schedulers, audio, &mut speech, queue, msg),
                 None => break,
             }
         }
         while let Ok(msg) = rx.try_recv() {
-            route(&mut schedulers, audio, queue, msg);
+            route(&mut schedulers, audio, &mut speech, queue, msg);
         }
         for s in schedulers.iter_mut().filter(|s| !s.is_idle()) {
             s.step();
         }
         // One audio job between text steps: text sequences wait at most one job.
         audio.run_one();
+        // One sentence per iteration: text sequences keep decoding between sentences.
+        speech.step();
         if !step_delay.is_zero() {
             std::thread::sleep(step_delay);
         }
@@ -156,9 +199,16 @@ fn serve(
     tracing::info!("worker stopped: no handles left");
 }
 
-fn route(schedulers: &mut [Scheduler], audio: &mut AudioWorker, queue: &QueueCounter, msg: WorkerMsg) {
+fn route(
+    schedulers: &mut [Scheduler],
+    audio: &mut AudioWorker,
+    speech: &mut SpeechQueue,
+    queue: &QueueCounter,
+    msg: WorkerMsg,
+) {
     match msg {
         WorkerMsg::Transcribe(job) => audio.enqueue(job),
+        WorkerMsg::Speech(req) => speech.enqueue(req),
         WorkerMsg::Generate(req) => match schedulers.get_mut(req.model) {
             Some(s) => s.enqueue(req),
             None => {

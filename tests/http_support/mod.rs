@@ -35,6 +35,8 @@ pub fn config() -> ServeConfig {
     spec.name = Some(MODEL.into());
     spec.format = WeightKind::Int4;
     cfg.models = vec![spec];
+    // Voices are loaded only by the speech tests (tests/http_speech.rs).
+    cfg.voices = vec![];
     cfg.limits.max_slots = 4;
     cfg.limits.max_tokens = 200;
     cfg.limits.request_timeout_s = 120;

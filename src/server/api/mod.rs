@@ -5,5 +5,6 @@ pub mod chat;
 pub mod common;
 pub mod completions;
 pub mod models;
+pub mod speech;
 
 pub use common::{StreamOptions, Usage};

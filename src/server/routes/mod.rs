@@ -7,4 +7,6 @@ pub mod metrics;
 pub mod models;
 pub mod openapi;
 pub mod ready;
+pub mod speech;
 pub mod transcriptions;
+pub mod voices;

@@ -1,0 +1,132 @@
+//! HiFi-GAN generator on the GPU: conv_pre, then per stage leaky-ReLU + transposed-conv
+//! upsampling and the mean of `ResBlock2`s of different kernel sizes and dilations, then
+//! leaky-ReLU(0.01) + conv_post + tanh. Every layer is one `conv1d` / `conv_transpose1d`
+//! dispatch with the activations and residuals fused in; the whole generator is one pass.
+
+use std::sync::Arc;
+
+use super::config::DecoderArch;
+use super::layers::{bad, Conv};
+use crate::gpu::conv::{Conv1dEpilogue, GpuConv1d, GpuConvTranspose1d, Recorder};
+use crate::gpu::{Gpu, GpuError};
+use crate::models::ModelError;
+use crate::reference::conv::ConvTranspose1dShape;
+use crate::weights::safetensors::Checkpoint;
+
+struct Stage {
+    up: GpuConvTranspose1d,
+    /// One ResBlock2 per kernel size; each a chain of dilated convs.
+    blocks: Vec<Vec<GpuConv1d>>,
+    channels: usize,
+}
+
+pub struct Decoder {
+    gpu: Arc<Gpu>,
+    pub c_in: usize,
+    /// Samples per frame (product of the upsample rates).
+    pub hop: usize,
+    pre: GpuConv1d,
+    stages: Vec<Stage>,
+    post: GpuConv1d,
+}
+
+fn upload(gpu: &Gpu, name: &str, conv: Conv, ep: Conv1dEpilogue) -> GpuConv1d {
+    GpuConv1d::new(gpu, name, conv.shape, &conv.w, conv.b.as_deref(), ep)
+}
+
+impl Decoder {
+    pub fn load(gpu: Arc<Gpu>, ck: &Checkpoint, arch: &DecoderArch) -> Result<Self, ModelError> {
+        if ck.contains("dec.resblocks.0.convs1.0.weight") {
+            return Err(bad(ck, "HiFi-GAN ResBlock1 (high-quality voices) is not supported yet; ResBlock2 is"));
+        }
+        if ck.contains("dec.cond.weight") {
+            return Err(bad(ck, "multi-speaker voices are not supported yet"));
+        }
+        let n_up = arch.upsample_rates.len();
+        let nk = arch.resblock_dilations.len();
+        if n_up == 0 || nk == 0 || arch.upsample_kernels.len() != n_up || arch.upsample_pads.len() != n_up {
+            return Err(bad(ck, "decoder arch metadata is inconsistent"));
+        }
+        let pre_conv = Conv::load(ck, "dec.conv_pre", 1, 1)?;
+        let c_in = pre_conv.shape.c_in;
+        let pre = upload(&gpu, "dec.conv_pre", pre_conv, Conv1dEpilogue::default());
+        let mut stages = Vec::new();
+        for i in 0..n_up {
+            let name = format!("dec.ups.{i}.weight");
+            let s = ck.shape(&name)?;
+            let shape = ConvTranspose1dShape {
+                c_in: s[0],
+                c_out: s[1],
+                kernel: s[2],
+                stride: arch.upsample_rates[i],
+                padding: arch.upsample_pads[i],
+            };
+            let w = ck.f32(&name, &s)?;
+            let b = ck.f32(&format!("dec.ups.{i}.bias"), &[s[1]])?;
+            let up = GpuConvTranspose1d::new(&gpu, &name, shape, &w, Some(&b), Some(arch.lrelu_slope));
+            let mut blocks = Vec::new();
+            for (j, dils) in arch.resblock_dilations.iter().enumerate() {
+                let rb = i * nk + j;
+                let mut convs = Vec::new();
+                for (c, &d) in dils.iter().enumerate() {
+                    let conv = Conv::load(ck, &format!("dec.resblocks.{rb}.convs.{c}"), d, 1)?;
+                    let last = c + 1 == dils.len();
+                    let ep = Conv1dEpilogue {
+                        pre_slope: Some(arch.lrelu_slope),
+                        residual: true,
+                        tanh: false,
+                        // The block outputs are averaged: each adds 1/nk of itself into the sum.
+                        out_scale: if last { 1.0 / nk as f32 } else { 1.0 },
+                        accumulate: last && j > 0,
+                    };
+                    convs.push(upload(&gpu, "dec.resblock", conv, ep));
+                }
+                blocks.push(convs);
+            }
+            stages.push(Stage { up, blocks, channels: s[1] });
+        }
+        let post = upload(
+            &gpu,
+            "dec.conv_post",
+            Conv::load(ck, "dec.conv_post", 1, 1)?,
+            Conv1dEpilogue { pre_slope: Some(arch.post_lrelu_slope), tanh: true, ..Default::default() },
+        );
+        let hop = arch.upsample_rates.iter().product();
+        Ok(Decoder { gpu, c_in, hop, pre, stages, post })
+    }
+
+    /// Waveform `[t * hop]` of latent frames `z: [c_in, t]`.
+    pub fn forward(&self, z: &[f32], t: usize) -> Result<Vec<f32>, GpuError> {
+        let gpu = &*self.gpu;
+        let mut rec = Recorder::new(gpu);
+        let zb = gpu.storage_from("z", z);
+        let mut len = t;
+        let mut step = Recorder::step(gpu, len);
+        let mut cur = gpu.storage("dec.pre", (self.pre.shape.c_out * len * 4) as u64);
+        self.pre.record(gpu, &mut rec, &step, len, &zb, None, &cur);
+        for st in &self.stages {
+            let len2 = st.up.shape.t_out(len);
+            let bytes = (st.channels * len2 * 4) as u64;
+            gpu.check_binding("decoder activation", bytes)?;
+            let up = gpu.storage("dec.up", bytes);
+            st.up.record(gpu, &mut rec, &step, len, &cur, &up);
+            len = len2;
+            step = Recorder::step(gpu, len);
+            let acc = gpu.storage("dec.acc", bytes);
+            let tmp = [gpu.storage("dec.tmp0", bytes), gpu.storage("dec.tmp1", bytes)];
+            for block in &st.blocks {
+                let mut src = &up;
+                for (c, conv) in block.iter().enumerate() {
+                    let dst = if c + 1 == block.len() { &acc } else { &tmp[c % 2] };
+                    conv.record(gpu, &mut rec, &step, len, src, Some(src), dst);
+                    src = dst;
+                }
+            }
+            cur = acc;
+        }
+        let out = gpu.storage("dec.out", (len * 4) as u64);
+        self.post.record(gpu, &mut rec, &step, len, &cur, None, &out);
+        rec.submit(gpu);
+        gpu.read_f32(&out, len)
+    }
+}

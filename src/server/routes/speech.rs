@@ -1,0 +1,196 @@
+//! POST /v1/audio/speech: text in, audio out, streamed as sentences finish, either as
+//! chunked bytes of `response_format` (stream_format "audio", the default) or as SSE
+//! `speech.audio.delta` events with base64 audio then `speech.audio.done`.
+//! Text is split into sentences and phonemized here (espeak-ng, on a blocking thread);
+//! the GPU worker only sees phoneme ids. Dropping the response cancels the job.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{header, HeaderValue};
+use axum::response::{IntoResponse, Response};
+use base64::Engine as _;
+use tokio::sync::mpsc;
+
+use crate::audio::{AudioFormat, StreamEncoder};
+use crate::models::piper::SynthParams;
+use crate::server::api::speech::{SpeechRequest, SpeechStreamEvent, SpeechUsage};
+use crate::server::app::AppState;
+use crate::server::error::ApiError;
+use crate::server::json::ApiJson;
+use crate::server::sse;
+use crate::speech::{espeak, phonemes, sentences};
+use crate::worker::msg::{SpeechEvent, ValidSpeech};
+use crate::worker::VoiceEntry;
+
+/// OpenAI's limit on `input`, in characters.
+pub const MAX_INPUT_CHARS: usize = 4096;
+/// `response_format` values this server encodes.
+pub const FORMATS: &[&str] = &["wav", "pcm"];
+
+struct Checked {
+    format: AudioFormat,
+    sse: bool,
+    speed: f64,
+}
+
+fn check(req: &SpeechRequest) -> Result<Checked, ApiError> {
+    if req.model.trim().is_empty() {
+        return Err(ApiError::invalid("model", "model must not be empty"));
+    }
+    if req.input.trim().is_empty() {
+        return Err(ApiError::invalid("input", "input must not be empty"));
+    }
+    let chars = req.input.chars().count();
+    if chars > MAX_INPUT_CHARS {
+        return Err(ApiError::invalid("input", format!("input is {chars} characters; the limit is {MAX_INPUT_CHARS}")));
+    }
+    // OpenAI's default is mp3.
+    let name = req.response_format.as_deref().unwrap_or("mp3");
+    let format = match AudioFormat::parse(name) {
+        Some(f) if f.supported() => f,
+        Some(_) => {
+            return Err(ApiError::invalid(
+                "response_format",
+                format!("response_format '{name}' is not supported by this server; use one of {}", FORMATS.join(", ")),
+            ))
+        }
+        None => {
+            return Err(ApiError::invalid(
+                "response_format",
+                format!("unknown response_format '{name}'; supported: {}", FORMATS.join(", ")),
+            ))
+        }
+    };
+    let speed = req.speed.unwrap_or(1.0);
+    if !(0.25..=4.0).contains(&speed) || !speed.is_finite() {
+        return Err(ApiError::invalid("speed", format!("speed must be between 0.25 and 4.0, got {speed}")));
+    }
+    let sse = match req.stream_format.as_deref().unwrap_or("audio") {
+        "audio" => false,
+        "sse" => true,
+        other => {
+            return Err(ApiError::invalid(
+                "stream_format",
+                format!("stream_format must be 'audio' or 'sse', got '{other}'"),
+            ))
+        }
+    };
+    Ok(Checked { format, sse, speed })
+}
+
+/// Phoneme ids per sentence (sentences with nothing to say are dropped) and the phoneme count.
+fn phonemize(input: &str, voice: &VoiceEntry) -> Result<(Vec<Vec<i64>>, usize), ApiError> {
+    let mut out = Vec::new();
+    let mut n = 0;
+    for s in sentences::split(input) {
+        let clauses = espeak::phonemize(&s, &voice.espeak_voice).map_err(|e| ApiError::Internal(e.to_string()))?;
+        let ids = phonemes::ids(&clauses, &voice.phoneme_id_map);
+        let spoken = clauses.iter().map(|c| c.chars().count()).sum::<usize>();
+        if spoken > 0 {
+            n += spoken;
+            out.push(ids);
+        }
+    }
+    if out.is_empty() {
+        return Err(ApiError::invalid("input", "input has nothing to speak"));
+    }
+    Ok((out, n))
+}
+
+pub async fn handle(
+    State(state): State<Arc<AppState>>,
+    ApiJson(req): ApiJson<SpeechRequest>,
+) -> Result<Response, ApiError> {
+    let received = Instant::now();
+    let c = check(&req)?;
+    let registry = state.worker.registry().ok_or(ApiError::NotReady)?;
+    let name = req.voice.name().to_string();
+    let Some(vi) = registry.voices.iter().position(|v| v.name == name) else {
+        let known: Vec<&str> = registry.voices.iter().map(|v| v.name.as_str()).collect();
+        return Err(ApiError::invalid("voice", format!("unknown voice '{name}'; loaded voices: {}", known.join(", "))));
+    };
+    let input = req.input.clone();
+    let reg = registry.clone();
+    let (ids, n_phonemes) = tokio::task::spawn_blocking(move || phonemize(&input, &reg.voices[vi]))
+        .await
+        .map_err(|e| ApiError::Internal(format!("phonemizer task: {e}")))??;
+    let voice = &registry.voices[vi];
+    let d = voice.defaults;
+    let params = SynthParams {
+        noise_scale: d.noise_scale,
+        length_scale: (d.length_scale as f64 / c.speed) as f32,
+        noise_w: d.noise_w,
+        seed: 0,
+    };
+    let (tx, rx) = mpsc::unbounded_channel();
+    state.worker.submit_speech(ValidSpeech { voice: voice.index, sentences: ids, params, events: tx, received })?;
+    let rate = voice.sample_rate;
+    let encoder = StreamEncoder::new(c.format, rate);
+    if c.sse {
+        return Ok(sse_response(rx, encoder, n_phonemes));
+    }
+    let body = Body::from_stream(audio_stream(rx, encoder));
+    let mut res = body.into_response();
+    let h = res.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(c.format.content_type()));
+    h.insert("x-sample-rate", HeaderValue::from(rate));
+    Ok(res)
+}
+
+/// Chunked audio bytes. A failure mid-stream can only end the body early (the status is
+/// already sent), so it is logged and the stream stops.
+fn audio_stream(
+    mut rx: mpsc::UnboundedReceiver<SpeechEvent>,
+    mut enc: StreamEncoder,
+) -> impl tokio_stream::Stream<Item = Result<Bytes, std::io::Error>> {
+    async_stream::stream! {
+        while let Some(ev) = rx.recv().await {
+            match ev {
+                SpeechEvent::Audio { samples, .. } => yield Ok(Bytes::from(enc.chunk(&samples))),
+                SpeechEvent::Done { .. } => {
+                    let tail = enc.finish();
+                    if !tail.is_empty() {
+                        yield Ok(Bytes::from(tail));
+                    }
+                    break;
+                }
+                SpeechEvent::Failed(e) => {
+                    tracing::error!("speech failed mid-stream: {e}");
+                    yield Err(std::io::Error::other(e.to_string()));
+                    break;
+                }
+            }
+        }
+    }
+}
+
+fn sse_response(mut rx: mpsc::UnboundedReceiver<SpeechEvent>, mut enc: StreamEncoder, n_phonemes: usize) -> Response {
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let events = async_stream::stream! {
+        while let Some(ev) = rx.recv().await {
+            match ev {
+                SpeechEvent::Audio { samples, .. } => {
+                    yield sse::json(&SpeechStreamEvent::Delta { audio: b64.encode(enc.chunk(&samples)) });
+                }
+                SpeechEvent::Done { samples, .. } => {
+                    let tail = enc.finish();
+                    if !tail.is_empty() {
+                        yield sse::json(&SpeechStreamEvent::Delta { audio: b64.encode(tail) });
+                    }
+                    // Usage in OpenAI's shape: input = phonemes, output = audio samples.
+                    let usage = SpeechUsage { input_tokens: n_phonemes, output_tokens: samples, total_tokens: n_phonemes + samples };
+                    yield sse::json(&SpeechStreamEvent::Done { usage });
+                    break;
+                }
+                SpeechEvent::Failed(e) => {
+                    yield sse::error(&ApiError::from(e));
+                    break;
+                }
+            }
+        }
+    };
+    sse::response(events)
+}

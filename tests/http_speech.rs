@@ -1,0 +1,65 @@
+//! POST /v1/audio/speech end to end with the real Piper voice (en_US-joe-medium from the
+//! asset cache): the OpenAI Python SDK suite in tests/http_tts, then client disconnects
+//! that must stop synthesis (seen in /metrics).
+
+mod http_support;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use gerbil::config::VoiceSpec;
+use http_support::*;
+
+fn speech_server() -> TestServer {
+    let dir = gerbil::config::test_assets_dir().join("piper/en_US-joe-medium");
+    assert!(dir.join("model.safetensors").exists(), "{} is missing: run tools/fetch_test_assets.sh", dir.display());
+    let mut cfg = config();
+    cfg.voices = vec![VoiceSpec { name: "joe".into(), dir: dir.to_string_lossy().into_owned() }];
+    start(cfg)
+}
+
+fn metric(server: &TestServer, prefix: &str) -> f64 {
+    let text = client().get(server.url("/metrics")).send().unwrap().text().unwrap();
+    text.lines().filter(|l| l.starts_with(prefix)).filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok()).sum()
+}
+
+#[test]
+fn speech_endpoint() {
+    let server = speech_server();
+
+    // Disconnect after the first audio bytes: the job is cancelled before all sentences are made.
+    let sentences = 12;
+    let input: Vec<String> = (0..sentences).map(|i| format!("Number {i}.")).collect();
+    let body =
+        serde_json::json!({"model": "piper", "voice": "joe", "input": input.join(" "), "response_format": "pcm"});
+    let body = body.to_string();
+    let mut s = TcpStream::connect(server.addr).unwrap();
+    write!(
+        s,
+        "POST /v1/audio/speech HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut buf = [0u8; 4096];
+    let n = s.read(&mut buf).unwrap();
+    assert!(String::from_utf8_lossy(&buf[..n]).starts_with("HTTP/1.1 200"), "{}", String::from_utf8_lossy(&buf[..n]));
+    drop(s);
+    let t0 = Instant::now();
+    while metric(&server, "gerbil_speech_jobs_total{outcome=\"cancelled\"") < 1.0 {
+        assert!(t0.elapsed() < Duration::from_secs(120), "the job was not cancelled");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let made = metric(&server, "gerbil_speech_sentences_total");
+    assert!(made < sentences as f64, "all {made} sentences were synthesized after the disconnect");
+
+    let status = Command::new("python3")
+        .args(["-m", "pytest", "tests/http_tts", "-q", "--tb=short", "-p", "no:cacheprovider"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("GERBIL_BASE_URL", &server.base)
+        .status()
+        .expect("run pytest");
+    assert!(status.success(), "the Python speech suite failed (output above)");
+    assert!(metric(&server, "gerbil_speech_jobs_total{outcome=\"done\"") >= 4.0);
+}

