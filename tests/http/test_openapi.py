@@ -143,7 +143,7 @@ def test_error_body_schema_matches_sse_error_shape(spec_dict):
 def test_every_served_route_is_documented(spec_dict, server):
     # The router's routes, read from its source; `{*id}` is axum's wildcard for ids with slashes.
     app = (SPEC_PATH.parent / "src" / "server" / "app.rs").read_text()
-    served = {re.sub(r"\{\*?\w+\}", "{model}", p) for p in re.findall(r'\.route\("([^"]+)"', app)}
+    served = {re.sub(r"\{\*?\w+\}", "{model}", p) for p in re.findall(r'\.route\(\s*"([^"]+)"', app)}
     assert served == set(spec_dict["paths"])
     # And nothing else answers: an undocumented path is a 404 in OpenAI's shape.
     r = requests.get(server.url("/v1/embeddings"), headers=server.headers(), timeout=30)
