@@ -16,45 +16,14 @@ use gerbil::engine::{LoadOptions, Session, SessionOptions, TextModel};
 use gerbil::passes::FusionConfig;
 use gerbil::weights::WeightFormat;
 
-struct Reference {
-    prompt: Vec<u32>,
-    prefill_logits: Vec<f32>,
-    generated: Vec<u32>,
-    step_logits: Vec<f32>,
-    vocab: usize,
-    prompt_text: String,
-}
+use common::reference_fixture::{max_diff, read_reference, Reference};
 
 fn fixture() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/qwen3_5")
+    common::reference_fixture::fixture_dir("qwen3_5")
 }
 
 fn reference() -> Reference {
-    let bytes = std::fs::read(fixture().join("reference.safetensors")).unwrap();
-    let st = safetensors::SafeTensors::deserialize(&bytes).unwrap();
-    let f32s = |n: &str| -> (Vec<f32>, Vec<usize>) {
-        let t = st.tensor(n).unwrap();
-        (t.data().chunks_exact(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect(), t.shape().to_vec())
-    };
-    let ids = |n: &str| -> Vec<u32> {
-        st.tensor(n).unwrap().data().chunks_exact(8).map(|b| i64::from_le_bytes(b.try_into().unwrap()) as u32).collect()
-    };
-    let (prefill_logits, shape) = f32s("prefill_logits");
-    let meta: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(fixture().join("meta.json")).unwrap()).unwrap();
-    Reference {
-        prompt: ids("prompt_ids"),
-        prefill_logits,
-        generated: ids("generated_ids"),
-        step_logits: f32s("step_logits").0,
-        vocab: shape[1],
-        prompt_text: meta["prompt"].as_str().unwrap().to_string(),
-    }
-}
-
-fn max_diff(a: &[f32], b: &[f32]) -> f32 {
-    assert_eq!(a.len(), b.len());
-    a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
+    read_reference("qwen3_5")
 }
 
 fn load(format: WeightFormat, chunk: usize, fusion: FusionConfig) -> TextModel {

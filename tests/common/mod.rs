@@ -2,6 +2,8 @@
 //! that are printed so a failure can be replayed (GERBIL_SEED=<n>).
 #![allow(dead_code)]
 
+pub mod reference_fixture;
+
 use std::sync::{Arc, OnceLock};
 
 use gerbil::gpu::{Gpu, GpuOptions};
