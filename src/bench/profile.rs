@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use crate::engine::Session;
 use crate::gpu::KernelId;
+use crate::graph::Plan;
 
 #[derive(Debug, serde::Serialize)]
 pub struct KernelRow {
@@ -26,7 +27,12 @@ pub struct Profile {
 
 /// Profiles the session's decode plan (the session must hold a prefilled sequence).
 pub fn decode_step(s: &mut Session, steps: usize) -> Option<Profile> {
-    let plan = s.decode_plan();
+    let pos = s.pos;
+    plan_step(s.decode_plan(), 1, pos, steps)
+}
+
+/// Profiles `steps` runs of a plan with `n_tokens` rows at `pos` (its inputs already written).
+pub fn plan_step(plan: &Plan, n_tokens: usize, pos: usize, steps: usize) -> Option<Profile> {
     let gpu = plan.gpu().clone();
     if !gpu.caps.timestamp_query_inside_passes {
         return None;
@@ -46,14 +52,13 @@ pub fn decode_step(s: &mut Session, steps: usize) -> Option<Profile> {
     let mut totals = vec![0f64; n];
     let period = gpu.queue.get_timestamp_period() as f64;
     let (mut encode, mut submit) = (0f64, 0f64);
-    let pos = s.pos;
     for _ in 0..steps {
-        plan.set_step(1, pos);
+        plan.set_step(n_tokens, pos);
         let t0 = Instant::now();
         let mut enc = gpu.device.create_command_encoder(&Default::default());
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
-            plan.encode_timed(&mut pass, 1, &qs);
+            plan.encode_timed(&mut pass, n_tokens, &qs);
         }
         enc.resolve_query_set(&qs, 0..n as u32 + 1, &resolve, 0);
         let cb = enc.finish();
@@ -71,7 +76,7 @@ pub fn decode_step(s: &mut Session, steps: usize) -> Option<Profile> {
     // Steady-state wall time per step without timestamps or readback.
     let t0 = Instant::now();
     for _ in 0..steps {
-        plan.run(1, pos);
+        plan.run(n_tokens, pos);
     }
     let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
     let wall = t0.elapsed().as_secs_f64() / steps as f64;

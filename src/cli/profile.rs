@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 
 use crate::bench::profile;
-use crate::engine::{LoadOptions, Session, SessionOptions, TextModel};
+use crate::engine::{BatchedDecoder, LoadOptions, Session, SessionOptions, TextModel};
 use crate::gpu::{Gpu, GpuOptions};
 use crate::weights::random::RandomSource;
 use crate::weights::WeightFormat;
@@ -23,6 +23,12 @@ pub struct ProfileArgs {
     pub steps: usize,
     #[arg(long)]
     pub f32: bool,
+    /// Profile a batched decode step with this many rows (sequences) instead of the single-sequence plan.
+    #[arg(long)]
+    pub batch_rows: Option<usize>,
+    /// Slots the batched decoder is built for (the server's --max-slots); default: --batch-rows.
+    #[arg(long)]
+    pub slots: Option<usize>,
 }
 
 pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
@@ -34,12 +40,27 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
     } else {
         TextModel::load_path(&gpu, &args.model, opts)?
     };
-    let mut s = Session::new(&model, SessionOptions::default())?;
     let prompt: Vec<u32> = (0..args.context as u32).map(|i| 1 + i % 1000).collect();
-    s.prefill(&prompt)?;
-    s.next_token()?;
-    let p = profile::decode_step(&mut s, args.steps).context("the adapter has no timestamp queries inside passes")?;
-    println!("{} ({} dispatches/token)", gpu.caps.adapter_name, s.decode_dispatches());
+    let (p, dispatches) = match args.batch_rows {
+        None => {
+            let mut s = Session::new(&model, SessionOptions::default())?;
+            s.prefill(&prompt)?;
+            s.next_token()?;
+            (profile::decode_step(&mut s, args.steps), s.decode_dispatches())
+        }
+        Some(rows) => {
+            let mut dec = BatchedDecoder::new(&model, args.slots.unwrap_or(rows).max(rows))?;
+            let rows = rows.min(dec.slots());
+            for slot in 0..rows {
+                dec.prefill(slot, &prompt)?;
+            }
+            let batch: Vec<(usize, u32)> = (0..rows).map(|slot| (slot, 1 + slot as u32)).collect();
+            println!("batched decode step, {rows} rows of {} slots", dec.slots());
+            (dec.profile_step(&batch, args.steps)?, dec.decode_dispatches())
+        }
+    };
+    let p = p.context("the adapter has no timestamp queries inside passes")?;
+    println!("{} ({dispatches} dispatches/step)", gpu.caps.adapter_name);
     println!("{:<18} {:>5} {:>10} {:>7} {:>9}", "kernel", "count", "total us", "share", "GB/s");
     for r in &p.rows {
         println!(

@@ -13,6 +13,7 @@ use crate::gpu::Gpu;
 use crate::graph::{DeviceTensor, Plan, PlanOptions, TensorId};
 use crate::models::decoder::{GraphIo, LayerState, Mode};
 use crate::models::ModelError;
+use crate::passes::{self, PassLimits};
 
 pub type Slot = usize;
 
@@ -63,7 +64,11 @@ impl BatchedDecoder {
         let max_seq = model.max_context();
         let slots = slots.clamp(1, crate::graph::dispatch::MAX_BATCH_ROWS);
         let io = arch.new_batched_io(&gpu, slots, max_seq)?;
-        let built = arch.build_graph(&io, Mode::BatchedDecode);
+        let mut built = arch.build_graph(&io, Mode::BatchedDecode);
+        // The fused kernels take rows like the plain ones (ROWS per workgroup), so the same passes apply:
+        // unfused, a SmolLM2 step was 394 dispatches.
+        let limits = PassLimits { max_storage_buffers_per_stage: gpu.caps.max_storage_buffers_per_stage };
+        passes::run(&mut built.graph, &model.opts.fusion, limits);
         let logits = built.logits;
         let plan = Plan::new(&gpu, built.graph, PlanOptions { max_tokens: slots })?;
         let scratch = Session::new(model, SessionOptions::default())?;
@@ -222,6 +227,28 @@ impl BatchedDecoder {
         if batch.is_empty() {
             return Ok(());
         }
+        self.write_rows(batch)?;
+        self.plan.run(batch.len(), 0);
+        for (r, &(slot, _)) in batch.iter().enumerate() {
+            self.pos[slot] += 1;
+            self.last[slot] = Last::Row(r);
+        }
+        Ok(())
+    }
+
+    /// Times one decode step of `batch` per dispatch (GPU timestamps), `steps` times; the sequences do not
+    /// advance (every run rewrites the same cache row). None without timestamp queries inside passes.
+    pub fn profile_step(
+        &mut self,
+        batch: &[(Slot, u32)],
+        steps: usize,
+    ) -> Result<Option<crate::bench::profile::Profile>, ModelError> {
+        self.write_rows(batch)?;
+        Ok(crate::bench::profile::plan_step(&self.plan, batch.len(), 0, steps))
+    }
+
+    /// Checks a batch and writes its tokens and (slot, position) rows into the plan's inputs.
+    fn write_rows(&mut self, batch: &[(Slot, u32)]) -> Result<(), ModelError> {
         if batch.len() > self.slots() {
             return Err(ModelError::Unsupported(format!("{} rows in a batch of {} slots", batch.len(), self.slots())));
         }
@@ -239,11 +266,6 @@ impl BatchedDecoder {
         let q = &self.gpu.queue;
         q.write_buffer(buf(&self.io.tokens_in), 0, bytemuck::cast_slice(&tokens));
         q.write_buffer(buf(self.io.rows.as_ref().expect("batched io has rows")), 0, bytemuck::cast_slice(&rows));
-        self.plan.run(batch.len(), 0);
-        for (r, &(slot, _)) in batch.iter().enumerate() {
-            self.pos[slot] += 1;
-            self.last[slot] = Last::Row(r);
-        }
         Ok(())
     }
 

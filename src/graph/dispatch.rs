@@ -76,10 +76,8 @@ fn bytes<T: bytemuck::Pod>(v: T) -> Vec<u8> {
 pub enum MatmulRows {
     /// Single-sequence decode: the K-parallel matvec kernels.
     One,
-    /// Batched decode (one row per active sequence, at most a few dozen): today the tiled matmul kernels,
-    /// which read every weight once per step for all rows. A multi-row INT4 matvec kernel belongs here:
-    /// select it for this class in the `Op::MatMul` arm (and in the fused-matvec passes, which are skipped
-    /// for batched graphs today).
+    /// Batched decode (one row per active sequence, at most MAX_BATCH_ROWS): the INT4 matvec kernels with
+    /// ROWS rows per workgroup (the fused ones too: the fusion passes run on batched graphs).
     Few,
     /// Prefill chunks.
     Many,
@@ -177,8 +175,9 @@ pub fn select_one(graph: &Graph, index: usize, op: &Op, max_tokens: usize) -> Re
                     (kernel, 0, vec![Bind::Tensor(wt)])
                 }
                 Some(DeviceTensor::Int4 { rows, cols, group, .. }) if *rows == n && *cols == k => {
-                    // The INT4 matvec takes ROWS (4) rows per workgroup, so up to a few row blocks
-                    // (batched decode) it reads the weights fewer times than the tiled matmul costs.
+                    // The INT4 matvec takes ROWS (4) rows per workgroup; for batched decode (<= 64 rows,
+                    // <= 16 row blocks re-reading the weights mostly from L2) it beats the tiled matmul by far
+                    // (H200, SmolLM2 at 32 rows: 82 us per projection tiled, see BENCHMARKS.md).
                     if matvec || max_tokens <= INT4_MATVEC_MAX_ROWS {
                         if rows_of(graph, out) == Rows::One && !last_row {
                             return Err(err("a one-row INT4 matvec output needs last_row".into()));
@@ -430,8 +429,8 @@ pub fn select_one(graph: &Graph, index: usize, op: &Op, max_tokens: usize) -> Re
     })
 }
 
-/// Batched decode up to this many rows uses the INT4 matvec kernel; more, the tiled matmul.
-const INT4_MATVEC_MAX_ROWS: usize = 8;
+/// Batched decode (up to this many rows) uses the INT4 matvec kernel; prefill chunks, the tiled matmul.
+const INT4_MATVEC_MAX_ROWS: usize = MAX_BATCH_ROWS;
 
 /// Columns one workgroup of `matvec_fused_int4.wgsl` computes (GROUPS * CPG there).
 const FUSED_COLS: u32 = 32;

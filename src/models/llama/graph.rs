@@ -65,7 +65,7 @@ pub fn build_graph(c: &LlamaConfig, w: &LlamaWeights, io: &GraphIo, mode: Mode) 
         let attn = if let Some(rows) = rows {
             let attn = act(&mut g, "attn", qw);
             // Batched decode: q/k norms, rope, KV append and attention per row in one op (its kernel reads
-            // each row's slot and position); the fusion passes do not run on batched graphs.
+            // each row's slot and position).
             let attn_op = AttentionDecode {
                 q,
                 k,
