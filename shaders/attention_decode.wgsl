@@ -25,6 +25,9 @@ struct Step { n_tokens: u32, pos0: u32, kv_len: u32, pad0: u32 }
 @group(0) @binding(9) var<storage, read_write> v_cache: array<f32>;
 @group(0) @binding(10) var<storage, read_write> out: array<f32>;
 
+// reduce_max / reduce_sum (t, x) come from a prelude chosen per adapter:
+// shaders/lib/wg_reduce_subgroup.wgsl or wg_reduce_shared.wgsl.
+
 // Flag bits, compiled in as a pipeline constant (the same bits are in p.flags).
 override FLAGS: u32 = 0u;
 const QK_NORM: u32 = 1u;
@@ -36,36 +39,11 @@ var<workgroup> ks: array<f32, 256>;
 var<workgroup> vs: array<f32, 256>;
 var<workgroup> tmp: array<f32, 256>;
 var<workgroup> probs: array<f32, 256>;
-var<workgroup> red: array<f32, 256>;
 // One tile of keys (then of values): TILE_F / head_dim positions, rows padded
 // to head_dim + 1 floats so the per-key dot products (thread = key) hit
 // distinct shared-memory banks.
 const TILE_F: u32 = 2048u;
 var<workgroup> kt: array<f32, 2304>;
-
-fn reduce_max(t: u32, x: f32) -> f32 {
-    red[t] = x;
-    workgroupBarrier();
-    for (var s = WG / 2u; s > 0u; s >>= 1u) {
-        if (t < s) { red[t] = max(red[t], red[t + s]); }
-        workgroupBarrier();
-    }
-    let r = red[0];
-    workgroupBarrier();
-    return r;
-}
-
-fn reduce_sum(t: u32, x: f32) -> f32 {
-    red[t] = x;
-    workgroupBarrier();
-    for (var s = WG / 2u; s > 0u; s >>= 1u) {
-        if (t < s) { red[t] += red[t + s]; }
-        workgroupBarrier();
-    }
-    let r = red[0];
-    workgroupBarrier();
-    return r;
-}
 
 // tmp holds one head vector; optional RMSNorm with `is_q` choosing the weight,
 // then rope at `pos`; the result is returned for lane t (t < head_dim).

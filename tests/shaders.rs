@@ -1,7 +1,9 @@
 //! Every WGSL file parses and validates with naga, and every kernel's uniform
 //! structs match the Rust layouts in `gpu::params` field by field.
 
-use gerbil::gpu::kernels::{GROUP_SUM_SHARED, GROUP_SUM_SUBGROUP, MATVEC_INT4_CORE};
+use gerbil::gpu::kernels::{
+    GROUP_SUM_SHARED, GROUP_SUM_SUBGROUP, MATVEC_INT4_CORE, WG_REDUCE_SHARED, WG_REDUCE_SUBGROUP,
+};
 use gerbil::gpu::params::Step;
 use gerbil::gpu::KernelId;
 
@@ -41,6 +43,11 @@ fn every_shader_file_validates() {
                 for prelude in [GROUP_SUM_SHARED, GROUP_SUM_SUBGROUP] {
                     module(&format!("{prelude}\n{MATVEC_INT4_CORE}\n{src}"), &path.display().to_string());
                 }
+            } else if src.contains("reduce_max(") && !src.contains("fn reduce_max(") {
+                // Decode attention: behind each workgroup-reduction prelude.
+                for prelude in [WG_REDUCE_SHARED, WG_REDUCE_SUBGROUP] {
+                    module(&format!("{prelude}\n{src}"), &path.display().to_string());
+                }
             } else {
                 module(&src, &path.display().to_string());
             }
@@ -48,7 +55,7 @@ fn every_shader_file_validates() {
         }
     }
     assert!(n >= 10, "found only {n} shaders");
-    for prelude in [GROUP_SUM_SHARED, GROUP_SUM_SUBGROUP] {
+    for prelude in [GROUP_SUM_SHARED, GROUP_SUM_SUBGROUP, WG_REDUCE_SHARED, WG_REDUCE_SUBGROUP] {
         module(prelude, "shaders/lib");
     }
 }

@@ -53,12 +53,18 @@ pub struct KernelSource {
     pub specialized: bool,
     /// Calls `group_sum` (a sum over 32-lane groups), defined by a prelude chosen per adapter.
     pub group_sum: bool,
+    /// Calls `reduce_max` / `reduce_sum` (over a 256-invocation workgroup), defined by a prelude chosen per adapter.
+    pub wg_reduce: bool,
 }
 
 /// `group_sum` through subgroup operations, for adapters whose subgroups are exactly 32 wide.
 pub const GROUP_SUM_SUBGROUP: &str = include_str!("../../shaders/lib/reduce_subgroup.wgsl");
 /// `group_sum` through workgroup memory, for every other adapter.
 pub const GROUP_SUM_SHARED: &str = include_str!("../../shaders/lib/reduce_shared.wgsl");
+
+/// Workgroup-wide `reduce_max` / `reduce_sum` through subgroups (32 wide) or through workgroup memory.
+pub const WG_REDUCE_SUBGROUP: &str = include_str!("../../shaders/lib/wg_reduce_subgroup.wgsl");
+pub const WG_REDUCE_SHARED: &str = include_str!("../../shaders/lib/wg_reduce_shared.wgsl");
 
 /// The body both INT4 matvec kernels share (they differ in bindings only).
 pub const MATVEC_INT4_CORE: &str = include_str!("../../shaders/lib/matvec_int4_core.wgsl");
@@ -72,6 +78,10 @@ impl KernelSource {
     /// The WGSL module to compile: the kernel's file behind the library code it uses
     /// (`group_sum` for this adapter, the shared INT4 matvec body).
     pub fn wgsl(&self, subgroups32: bool) -> String {
+        if self.wg_reduce {
+            let prelude = if subgroups32 { WG_REDUCE_SUBGROUP } else { WG_REDUCE_SHARED };
+            return format!("{prelude}\n{}", self.source);
+        }
         if !self.group_sum {
             return self.source.to_string();
         }
@@ -90,6 +100,7 @@ macro_rules! src {
             params_size: std::mem::size_of::<$p>(),
             specialized: is_int4_matvec($file) || $file.starts_with("attention_decode"),
             group_sum: is_int4_matvec($file),
+            wg_reduce: $file.len() == "attention_decode.wgsl".len() && $file.starts_with("attention_decode"),
         }
     };
 }
