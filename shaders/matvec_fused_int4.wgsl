@@ -3,6 +3,7 @@
 // kernel with no prologue or epilogue, so fusing changes no bits):
 //   prologue  (flags & NORM):   x' = (x * rsqrt(mean(x^2) + eps)) * g  (g or 1 + g with
 //                               ADD_UNIT), sum(x^2) in rmsnorm.wgsl's exact order
+//             (flags & GATE):   x' = x * sigmoid(gate), gate rows bound where g is
 //   columns   c in [0, n0 + n1 + n2): column c of the concatenation W0 | W1 | W2,
 //                               written to y0 / y1 / y2 at c - offset (+ bias)
 //   epilogues (flags & RESID):  y0 = resid + W0 x'           (residual add)
@@ -19,13 +20,14 @@
 
 struct Params {
     n0: u32, n1: u32, n2: u32, k: u32,
-    group: u32, flags: u32, eps: f32, pad0: u32,
+    group: u32, flags: u32, eps: f32, n3: u32,
 }
 struct Step { n_tokens: u32, pos0: u32, kv_len: u32, pad0: u32 }
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<uniform> step: Step;
 @group(0) @binding(2) var<storage, read> x: array<vec4<f32>>;
+// The norm weight g (NORM) or the gate rows (GATE): never both.
 @group(0) @binding(3) var<storage, read> norm_w: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read> resid: array<f32>;
 @group(0) @binding(5) var<storage, read> w0q: array<vec4<u32>>;
@@ -54,6 +56,7 @@ fn load_sm(m: u32, i: u32) -> vec2<f32> {
 }
 
 fn norm_weight(i: u32) -> vec4<f32> { return norm_w[i]; }
+fn gate_at(i: u32) -> vec4<f32> { return norm_w[i]; }
 fn resid_at(i: u32) -> f32 { return resid[i]; }
 
 fn bias_at(m: u32, c: u32) -> f32 {

@@ -6,7 +6,7 @@
 
 struct Params {
     n0: u32, n1: u32, n2: u32, k: u32,
-    group: u32, flags: u32, eps: f32, pad0: u32,
+    group: u32, flags: u32, eps: f32, n3: u32,
 }
 struct Step { n_tokens: u32, pos0: u32, kv_len: u32, pad0: u32 }
 
@@ -21,6 +21,7 @@ struct Step { n_tokens: u32, pos0: u32, kv_len: u32, pad0: u32 }
 fn load_q(m: u32, i: u32) -> vec4<u32> { return wq[i]; }
 fn load_sm(m: u32, i: u32) -> vec2<f32> { return wsm[i]; }
 fn norm_weight(i: u32) -> vec4<f32> { return vec4<f32>(1.0); }
+fn gate_at(i: u32) -> vec4<f32> { return vec4<f32>(0.0); }
 fn resid_at(i: u32) -> f32 { return 0.0; }
 fn bias_at(m: u32, c: u32) -> f32 { return bias[c]; }
 fn store(m: u32, i: u32, v: f32) { y[i] = v; }

@@ -49,7 +49,7 @@ fn fused_matvec_norm_three_matrices_bias() {
             mats.push(MatOut { w, bias, out });
         }
         let norm = Some(NormPrologue { weight: nwt, eps: 1e-5, add_unit });
-        g.push(Op::FusedMatvec(FusedMatvec { x: xt, norm, mats, epilogue: Epilogue::None }));
+        g.push(Op::FusedMatvec(FusedMatvec { x: xt, norm, gate: None, mats, epilogue: Epilogue::None }));
         g.outputs.extend(want.iter().map(|w| w.0));
         let plan = run(g, 0);
         for (out, w) in want {
@@ -82,9 +82,15 @@ fn fused_matvec_swiglu_and_residual_epilogues() {
             g.activation("u", n, Rows::Tokens),
         );
         let mats = vec![MatOut { w: wg, bias: None, out: unused }, MatOut { w: wu, bias: None, out: unused }];
-        g.push(Op::FusedMatvec(FusedMatvec { x: xt, norm: None, mats, epilogue: Epilogue::SwiGlu { out: s } }));
+        g.push(Op::FusedMatvec(FusedMatvec {
+            x: xt,
+            norm: None,
+            gate: None,
+            mats,
+            epilogue: Epilogue::SwiGlu { out: s },
+        }));
         let mats = vec![MatOut { w: wo, bias: None, out: y }];
-        g.push(Op::FusedMatvec(FusedMatvec { x: xt, norm: None, mats, epilogue: Epilogue::Residual(rt) }));
+        g.push(Op::FusedMatvec(FusedMatvec { x: xt, norm: None, gate: None, mats, epilogue: Epilogue::Residual(rt) }));
         g.outputs.extend([s, y]);
         let plan = run(g, 0);
         let want_s = reference::swiglu(&reference::matmul(&x, &gd, None, k), &reference::matmul(&x, &ud, None, k));
@@ -183,11 +189,17 @@ fn fused_matvec_many_rows() {
         );
         let norm = Some(NormPrologue { weight: nwt, eps: 1e-5, add_unit: false });
         let mats = vec![MatOut { w: wa, bias: None, out: ya }, MatOut { w: wb, bias: None, out: yb }];
-        g.push(Op::FusedMatvec(FusedMatvec { x: xt, norm, mats, epilogue: Epilogue::None }));
+        g.push(Op::FusedMatvec(FusedMatvec { x: xt, norm, gate: None, mats, epilogue: Epilogue::None }));
         let mats = vec![MatOut { w: wa, bias: None, out: ya }, MatOut { w: wo, bias: None, out: yb }];
-        g.push(Op::FusedMatvec(FusedMatvec { x: xt, norm: None, mats, epilogue: Epilogue::SwiGlu { out: s } }));
+        g.push(Op::FusedMatvec(FusedMatvec {
+            x: xt,
+            norm: None,
+            gate: None,
+            mats,
+            epilogue: Epilogue::SwiGlu { out: s },
+        }));
         let mats = vec![MatOut { w: wo, bias: None, out: y }];
-        g.push(Op::FusedMatvec(FusedMatvec { x: xt, norm: None, mats, epilogue: Epilogue::Residual(rt) }));
+        g.push(Op::FusedMatvec(FusedMatvec { x: xt, norm: None, gate: None, mats, epilogue: Epilogue::Residual(rt) }));
         g.outputs.extend([ya, yb, s, y]);
         let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: rows }).unwrap();
         plan.poison_activations();

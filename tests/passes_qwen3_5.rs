@@ -74,6 +74,8 @@ fn each_pass_matches_unfused() {
         ("norm_matvec", FusionConfig { norm_matvec: true, ..shared }),
         ("swiglu_epilogue", FusionConfig { swiglu_epilogue: true, ..shared }),
         ("residual_epilogue", FusionConfig { residual_epilogue: true, ..shared }),
+        ("quad_matvec", FusionConfig { quad_matvec: true, ..none }),
+        ("gated_o_proj", FusionConfig { gated_o_proj: true, ..shared }),
         ("all", FusionConfig::default()),
     ] {
         compare(what, &unfused, cfg);
@@ -85,6 +87,41 @@ fn each_pass_matches_unfused() {
     for d in s.decode_plan().dispatch_specs() {
         assert!(d.bindings.len() <= 8, "{:?} has {} storage bindings", d.kernel, d.bindings.len());
     }
+    let skipped = |s: &Session, pass: &str| s.pass_reports.iter().find(|r| r.pass == pass).map(|r| r.skipped.len());
+    // The gated o_proj needs the 15-binding fused kernel: skipped at 8.
+    assert!(skipped(&s, "gated_o_proj").unwrap() > 0, "{:?}", s.pass_reports);
     drop(s);
     compare("limit 8", &unfused, cfg);
+    // The split matvec takes 8 storage buffers: at 7 the quad_matvec pass skips every layer.
+    let cfg = FusionConfig { max_storage_buffers: Some(7), ..FusionConfig::default() };
+    let s = Session::new(&model(cfg), SessionOptions::default()).unwrap();
+    let quad = s.pass_reports.iter().find(|r| r.pass == "quad_matvec").unwrap();
+    assert_eq!(quad.fused, 0, "{quad:?}");
+    assert!(!quad.skipped.is_empty() && quad.skipped.iter().all(|e| e.contains("storage buffers")), "{quad:?}");
+    for d in s.decode_plan().dispatch_specs() {
+        assert!(d.bindings.len() <= 7, "{:?} has {} storage bindings", d.kernel, d.bindings.len());
+    }
+    drop(s);
+    compare("limit 7", &unfused, cfg);
+}
+
+#[test]
+fn quad_and_gated_passes_cut_dispatches() {
+    // Each Gated DeltaNet layer: in_proj + split -> one dispatch; each attention layer: the sigmoid gate
+    // folds into o_proj. The rest of the default fusion unchanged.
+    let m = model(FusionConfig::default());
+    let c = &m.arch;
+    let all = Session::new(&m, SessionOptions::default()).unwrap();
+    let fused = |s: &Session, pass: &str| s.pass_reports.iter().find(|r| r.pass == pass).unwrap().fused;
+    let (quad, gated) = (fused(&all, "quad_matvec"), fused(&all, "gated_o_proj"));
+    let base = FusionConfig { quad_matvec: false, gated_o_proj: false, ..FusionConfig::default() };
+    let without = Session::new(&model(base), SessionOptions::default()).unwrap();
+    eprintln!(
+        "qwen3_5 ({} layers): {} dispatches with quad_matvec + gated_o_proj ({quad} + {gated} fused), {} without",
+        c.layers(),
+        all.decode_dispatches(),
+        without.decode_dispatches()
+    );
+    assert!(quad > 0 && gated > 0);
+    assert_eq!(all.decode_dispatches() + quad + gated, without.decode_dispatches());
 }

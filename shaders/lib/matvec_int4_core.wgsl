@@ -3,12 +3,12 @@
 // (norm prologue, up to three matrices, residual / SwiGLU epilogues). The kernel
 // file declares Params `p` (FusedMatvecParams), Step `step`, x, and the hooks
 //   load_q(m, i) -> vec4<u32>, load_sm(m, i) -> vec2<f32>, norm_weight(i) -> vec4<f32>,
-//   resid_at(i) -> f32, bias_at(m, c) -> f32, store(m, i, v)
+//   gate_at(i) -> vec4<f32>, resid_at(i) -> f32, bias_at(m, c) -> f32, store(m, i, v)
 // and calls matvec_core from its entry point. Layout and arithmetic: see
 // matvec_fused_int4.wgsl.
 
-// Flag bits, compiled in as a pipeline constant: bits 0-7 as below, bits 8-9
-// the number of matrices.
+// Flag bits, compiled in as a pipeline constant: bits 0-7 and 12 as below, bits
+// 8-10 the number of matrices (or output segments of one matrix: 1-4).
 override FLAGS: u32 = 0u;
 const NORM: u32 = 1u;
 const ADD_UNIT: u32 = 2u;
@@ -18,6 +18,9 @@ const BIAS0: u32 = 16u;
 const BIAS1: u32 = 32u;
 const BIAS2: u32 = 64u;
 const LAST_ROW: u32 = 128u;
+// Prologue x' = x * sigmoid(gate) with gate rows as wide as x (Qwen3.5's attention
+// output gate feeding o_proj), in sigmoid_gate.wgsl's arithmetic.
+const GATE: u32 = 4096u;
 
 const WG: u32 = 256u;
 const LANES: u32 = 32u;
@@ -40,13 +43,17 @@ fn xin(row: u32, r: u32, i: u32) -> vec4<f32> {
         if ((FLAGS & ADD_UNIT) != 0u) { g = vec4<f32>(1.0) + g; }
         return (xv * inv_rms[r]) * g;
     }
+    if ((FLAGS & GATE) != 0u) {
+        return xv / (vec4<f32>(1.0) + exp(-gate_at(row * (p.k / 4u) + i)));
+    }
     return xv;
 }
 
 fn height(m: u32) -> u32 {
     if (m == 0u) { return p.n0; }
     if (m == 1u) { return p.n1; }
-    return p.n2;
+    if (m == 2u) { return p.n2; }
+    return p.n3;
 }
 
 // Which matrix and column slot j of lane group `lg` in workgroup `wgx` computes.
@@ -58,11 +65,15 @@ fn slot_col(wgx: u32, lg: u32, j: u32) -> vec2<u32> {
     }
     var c = (wgx * GROUPS + lg) * CPG + j;
     var m = 0u;
-    let n_mats = (FLAGS >> 8u) & 3u;
+    let n_mats = (FLAGS >> 8u) & 7u;
     if (n_mats > 1u && c >= p.n0) {
         c -= p.n0;
         m = 1u;
-        if (n_mats > 2u && c >= p.n1) { c -= p.n1; m = 2u; }
+        if (n_mats > 2u && c >= p.n1) {
+            c -= p.n1;
+            m = 2u;
+            if (n_mats > 3u && c >= p.n2) { c -= p.n2; m = 3u; }
+        }
     }
     return vec2<u32>(m, c);
 }
@@ -119,7 +130,7 @@ fn emit(wgy: u32, r: u32, j: u32, mc: vec2<u32>, sr: vec4<f32>) {
     }
 }
 
-// grid: (ceil(cols / (GROUPS * CPG)), ceil(rows / ROWS))   cols = n0 + n1 + n2,
+// grid: (ceil(cols / (GROUPS * CPG)), ceil(rows / ROWS))   cols = n0 + n1 + n2 (+ n3),
 // or n0 * 2 with SWIGLU; rows = n_tokens, or 1 with LAST_ROW
 fn matvec_core(wg: vec3<u32>, lid: vec3<u32>) {
     let t = lid.x;

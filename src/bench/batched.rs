@@ -5,6 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
+use super::memory::{MemoryFigures, MemoryProbe};
 use crate::engine::{BatchedDecoder, LoadOptions, TextModel};
 use crate::gpu::Gpu;
 use crate::models::ModelError;
@@ -23,6 +24,18 @@ pub struct BatchedResult {
     /// Wall time of one step in the server loop.
     pub step_ms: f64,
     pub dispatches_per_step: usize,
+    /// Of the whole batched run (decoder of `max(rows)` slots).
+    pub memory: MemoryFigures,
+}
+
+/// A config's batched measurements, or why there are none.
+pub enum BatchedOutcome {
+    Measured(Vec<BatchedResult>),
+    /// The family has no batched decode (e.g. qwen3_5's recurrent state): skipped, not an error.
+    Unsupported {
+        model: String,
+        family: &'static str,
+    },
 }
 
 /// One result per entry of `rows` (each at most the largest, which sets the decoder's slots).
@@ -32,14 +45,19 @@ pub fn run(
     format: WeightFormat,
     rows: &[usize],
     steps: usize,
-) -> Result<Vec<BatchedResult>, ModelError> {
+) -> Result<BatchedOutcome, ModelError> {
     let slots = rows.iter().copied().max().unwrap_or(1);
     let src = RandomSource { seed: 7, scale: 0.05 };
     let prompt_len = 8;
     let opts = LoadOptions { format, max_context: (prompt_len + 2 * steps + 16).max(256), ..Default::default() };
-    let model = TextModel::from_source(gpu, config, &src, None, opts)?;
-    let mut dec = BatchedDecoder::new(&model, slots)?;
     let name = config.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+    let mut mem = MemoryProbe::start(gpu);
+    let model = TextModel::from_source(gpu, config, &src, None, opts)?;
+    if !model.arch.supports_batched_decode() {
+        return Ok(BatchedOutcome::Unsupported { model: name, family: model.arch.family() });
+    }
+    let mut dec = BatchedDecoder::new(&model, slots)?;
+    mem.sample(gpu);
     let mut out = Vec::new();
     for &m in rows {
         let m = m.clamp(1, dec.slots());
@@ -76,7 +94,12 @@ pub fn run(
             loop_tokens_per_s: (m * half) as f64 / looped,
             step_ms: looped * 1e3 / half as f64,
             dispatches_per_step: dec.decode_dispatches(),
+            memory: MemoryFigures::default(),
         });
     }
-    Ok(out)
+    let memory = mem.finish(gpu);
+    for r in &mut out {
+        r.memory = memory;
+    }
+    Ok(BatchedOutcome::Measured(out))
 }

@@ -4,6 +4,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
+use super::memory::{MemoryFigures, MemoryProbe};
 use crate::engine::{LoadOptions, Session, SessionOptions, TextModel};
 use crate::gpu::Gpu;
 use crate::models::ModelError;
@@ -22,6 +23,7 @@ pub struct DecodeResult {
     pub prefill_tokens: usize,
     pub prefill_tokens_per_s: f64,
     pub weight_bytes: u64,
+    pub memory: MemoryFigures,
 }
 
 pub fn run(
@@ -38,8 +40,11 @@ pub fn run(
         prefill_chunk: prefill.max(16),
         ..Default::default()
     };
+    let mut mem = MemoryProbe::start(gpu);
     let model = TextModel::from_source(gpu, config, &src, None, opts)?;
+    mem.sample(gpu);
     let mut s = Session::new(&model, SessionOptions::default())?;
+    mem.sample(gpu);
     // Decode: a short prompt, then `tokens` greedy steps (random weights never stop).
     let prompt: Vec<u32> = (0..8).map(|i| 100 + i).collect();
     s.generate(&prompt, 8, |_| true)?; // warm-up: pipelines compiled, buffers touched
@@ -67,6 +72,7 @@ pub fn run(
         s.next_token()?;
         best = best.min(t1.elapsed().as_secs_f64());
     }
+    let memory = mem.finish(gpu);
     Ok(DecodeResult {
         model: config.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default(),
         format: format!("{format:?}"),
@@ -76,5 +82,6 @@ pub fn run(
         prefill_tokens: prefill,
         prefill_tokens_per_s: prefill as f64 / best,
         weight_bytes: model.arch.weight_bytes(),
+        memory,
     })
 }

@@ -6,6 +6,7 @@ pub mod bandwidth;
 pub mod batched;
 pub mod decode;
 pub mod matvec;
+pub mod memory;
 pub mod profile;
 
 use std::time::Instant;

@@ -76,6 +76,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
                 r.prefill_tokens,
                 r.prefill_tokens_per_s
             );
+            println!("  memory: {}", r.memory);
             models.push(serde_json::to_value(&r)?);
         }
     }
@@ -90,7 +91,18 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     }
     for cfg in args.configs.iter().filter(|_| !args.batch_rows.is_empty()) {
         for format in [WeightFormat::Int4 { group: 32 }, WeightFormat::F32] {
-            for r in batched::run(&gpu, cfg, format, &args.batch_rows, args.tokens)? {
+            let results = match batched::run(&gpu, cfg, format, &args.batch_rows, args.tokens)? {
+                batched::BatchedOutcome::Measured(r) => r,
+                batched::BatchedOutcome::Unsupported { model, family } => {
+                    println!("{model:>16}: skipped (family {family} has no batched decode)");
+                    batches.push(serde_json::json!({"model": model, "skipped": format!("family {family} has no batched decode")}));
+                    break; // the same for every format
+                }
+            };
+            if let Some(r) = results.last() {
+                println!("{:>16} memory: {}", r.model, r.memory);
+            }
+            for r in results {
                 println!(
                     "{:>16} {:>8} {:>5} {:>12.0} {:>12.0} {:>9.3} {:>6}",
                     r.model,

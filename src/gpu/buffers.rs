@@ -1,8 +1,29 @@
 //! Buffer creation and readback helpers.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use wgpu::util::DeviceExt;
 
 use super::{Gpu, GpuError};
+
+/// Bytes of storage and uniform buffers the engine has created through these helpers (weights,
+/// caches, activation pools, params arenas; not readback staging). wgpu buffers free on drop
+/// without telling us, so this counts creations: the difference over a span in which nothing the
+/// engine made is dropped (a model's load and use) is the live total at its end, which is its peak.
+#[derive(Debug, Default)]
+pub struct AllocStats {
+    created: AtomicU64,
+}
+
+impl AllocStats {
+    pub fn created_bytes(&self) -> u64 {
+        self.created.load(Ordering::Relaxed)
+    }
+
+    fn add(&self, bytes: u64) {
+        self.created.fetch_add(bytes, Ordering::Relaxed);
+    }
+}
 
 /// Usage of every storage buffer: bindable, and copyable both ways so tests and
 /// the executor can poison, upload and read back any of them.
@@ -16,6 +37,7 @@ impl Gpu {
         if bytes.is_empty() {
             return self.storage(label, 4);
         }
+        self.alloc.add(bytes.len() as u64);
         self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some(label),
             contents: bytes,
@@ -25,9 +47,11 @@ impl Gpu {
 
     /// An uninitialised storage buffer of `bytes` (rounded up to 4).
     pub fn storage(&self, label: &str, bytes: u64) -> wgpu::Buffer {
+        let size = bytes.max(4).next_multiple_of(4);
+        self.alloc.add(size);
         self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
-            size: bytes.max(4).next_multiple_of(4),
+            size,
             usage: STORAGE,
             mapped_at_creation: false,
         })
@@ -40,6 +64,7 @@ impl Gpu {
 
     /// A uniform buffer holding `bytes` (e.g. an arena of params structs).
     pub fn uniform_bytes(&self, label: &str, bytes: &[u8]) -> wgpu::Buffer {
+        self.alloc.add(bytes.len() as u64);
         self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some(label),
             contents: bytes,

@@ -72,6 +72,8 @@ pub struct Gpu {
     pub queue: wgpu::Queue,
     pub caps: GpuCaps,
     pub(crate) pipelines: PipelineCache,
+    /// Bytes of buffers made through the helpers in `buffers.rs` (for `gerbil bench`'s memory figures).
+    pub alloc: super::buffers::AllocStats,
 }
 
 fn backend_rank(b: wgpu::Backend) -> u32 {
@@ -158,6 +160,6 @@ impl Gpu {
             timestamp_query_inside_passes: features.contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES),
         };
         tracing::info!(?caps, "GPU device ready");
-        Ok(Arc::new(Gpu { device, queue, caps, pipelines: PipelineCache::default() }))
+        Ok(Arc::new(Gpu { device, queue, caps, pipelines: PipelineCache::default(), alloc: Default::default() }))
     }
 }

@@ -39,6 +39,11 @@ pub enum KernelId {
     AttentionFull,
     Conv1d,
     ConvTranspose1d,
+    MatvecSplitInt4,
+    SplitCols,
+    ArgmaxBlocks,
+    ArgmaxReduce,
+    GatedDeltaChunked,
 }
 
 /// Where a kernel's code lives and which uniform layout it declares.
@@ -139,6 +144,11 @@ impl KernelId {
         KernelId::AttentionFull,
         KernelId::Conv1d,
         KernelId::ConvTranspose1d,
+        KernelId::MatvecSplitInt4,
+        KernelId::SplitCols,
+        KernelId::ArgmaxBlocks,
+        KernelId::ArgmaxReduce,
+        KernelId::GatedDeltaChunked,
     ];
 
     pub fn source(self) -> KernelSource {
@@ -176,6 +186,13 @@ impl KernelId {
             KernelId::AttentionFull => src!("attention_full.wgsl", "attention_full", AttentionFullParams),
             KernelId::Conv1d => src!("conv1d.wgsl", "conv1d", Conv1dParams),
             KernelId::ConvTranspose1d => src!("conv_transpose1d.wgsl", "conv_transpose1d", ConvTranspose1dParams),
+            KernelId::MatvecSplitInt4 => {
+                src!("matvec_fused_split_int4.wgsl", "matvec_fused_split_int4", FusedMatvecParams)
+            }
+            KernelId::SplitCols => src!("split_cols.wgsl", "split_cols", SplitParams),
+            KernelId::ArgmaxBlocks => src!("argmax.wgsl", "argmax_blocks", ArgmaxParams),
+            KernelId::ArgmaxReduce => src!("argmax.wgsl", "argmax_reduce", ArgmaxParams),
+            KernelId::GatedDeltaChunked => src!("gated_delta_chunked.wgsl", "gated_delta_chunked", DeltaParams),
         }
     }
 }

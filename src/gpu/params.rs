@@ -56,9 +56,21 @@ gpu_params!(AttentionParams {
     pad2: u32,
 });
 gpu_params!(EltwiseParams { width: u32, pad0: u32, pad1: u32, pad2: u32 });
-gpu_params!(ArgmaxParams { n: u32, flags: u32, pad0: u32, pad1: u32 });
+gpu_params!(
+    /// `argmax.wgsl`; `blocks`: stage 1's block count (two-stage argmax).
+    ArgmaxParams { n: u32, flags: u32, blocks: u32, pad1: u32 }
+);
+/// Logits one workgroup of the two-stage argmax's first stage scans (BLOCK in argmax.wgsl).
+pub const ARGMAX_BLOCK: usize = 2048;
+gpu_params!(
+    /// `split_cols.wgsl`: the widths of up to four output segments.
+    SplitParams { w0: u32, w1: u32, w2: u32, w3: u32 }
+);
 gpu_params!(CopyParams { n_vec4: u32, pad0: u32, pad1: u32, pad2: u32 });
-gpu_params!(FusedMatvecParams { n0: u32, n1: u32, n2: u32, k: u32, group: u32, flags: u32, eps: f32, pad0: u32 });
+gpu_params!(
+    /// The INT4 matvec kernels; `n3` is the fourth output segment of `matvec_fused_split_int4.wgsl`.
+    FusedMatvecParams { n0: u32, n1: u32, n2: u32, k: u32, group: u32, flags: u32, eps: f32, n3: u32 }
+);
 gpu_params!(AttentionDecodeParams {
     n_heads: u32,
     n_kv_heads: u32,
@@ -135,6 +147,8 @@ pub mod fused {
     pub const BIAS0: u32 = 16;
     /// Read only the last input row (`step.n_tokens - 1`), write output row 0.
     pub const LAST_ROW: u32 = 128;
+    /// Prologue x' = x * sigmoid(gate) (gate bound where the norm weight goes).
+    pub const GATE: u32 = 4096;
 }
 
 /// Flag bits of `attention_decode.wgsl`.

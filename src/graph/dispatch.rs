@@ -256,13 +256,24 @@ pub fn select_one(graph: &Graph, index: usize, op: &Op, max_tokens: usize) -> Re
             let k = w(f.x);
             let mut p = params::FusedMatvecParams { k: k as u32, ..Default::default() };
             let mut b = vec![Bind::Tensor(f.x)];
-            match &f.norm {
-                Some(n) => {
+            match (&f.norm, f.gate) {
+                (Some(n), None) => {
                     p.flags |= params::fused::NORM | if n.add_unit { params::fused::ADD_UNIT } else { 0 };
                     p.eps = n.eps;
                     b.push(Bind::Tensor(n.weight));
                 }
-                None => b.push(Bind::Dummy),
+                (None, Some(gate)) => {
+                    if w(gate) != k || rows_of(graph, gate) != rows_of(graph, f.x) {
+                        return Err(err("the gate is not shaped like x".into()));
+                    }
+                    p.flags |= params::fused::GATE;
+                    b.push(Bind::Tensor(gate));
+                }
+                (None, None) => b.push(Bind::Dummy),
+                (Some(_), Some(_)) => return Err(err("a norm and a gate prologue together".into())),
+            }
+            if let Epilogue::Split(outs) = f.epilogue {
+                return split_matvec(graph, index, f, outs, p, b).map_err(err);
             }
             match f.epilogue {
                 Epilogue::Residual(r) => {
@@ -274,6 +285,7 @@ pub fn select_one(graph: &Graph, index: usize, op: &Op, max_tokens: usize) -> Re
                     b.push(Bind::Dummy);
                 }
                 Epilogue::None => b.push(Bind::Dummy),
+                Epilogue::Split(_) => unreachable!("lowered above"),
             }
             if f.mats.is_empty() || f.mats.len() > 3 {
                 return Err(err(format!("{} matrices (1-3 supported)", f.mats.len())));
@@ -408,7 +420,7 @@ pub fn select_one(graph: &Graph, index: usize, op: &Op, max_tokens: usize) -> Re
             spec(KernelId::AddRmsNorm, bytes(p), b, grid)
         }
         Op::CausalConv(ref c) => return super::hybrid::select_conv(graph, index, c),
-        Op::GatedDelta(ref d) => return super::hybrid::select_delta(graph, index, d),
+        Op::GatedDelta(ref d) => return super::hybrid::select_delta(graph, index, d, max_tokens),
         Op::RmsNormGated(ref n) => return super::hybrid::select_norm_gated(graph, index, n),
         Op::SigmoidGate(ref s) => return super::hybrid::select_sigmoid_gate(graph, index, s),
         Op::DualRmsNorm(ref n) => return super::hybrid::select_dual_norm(graph, index, n),
@@ -425,6 +437,52 @@ pub fn select_one(graph: &Graph, index: usize, op: &Op, max_tokens: usize) -> Re
             let p = params::ArgmaxParams { n: w(logits) as u32, flags: fl, ..Default::default() };
             let grid = Grid { x: Dim::Fixed(1), y: if per_row { Dim::TOKENS } else { Dim::Fixed(1) } };
             spec(KernelId::Argmax, bytes(p), vec![Bind::Tensor(logits), Bind::Tensor(out)], grid)
+        }
+        Op::ArgmaxBlocks { logits, partials, last_row } => {
+            let n = w(logits);
+            let blocks = n.div_ceil(params::ARGMAX_BLOCK);
+            let per_row = !last_row && rows_of(graph, logits) == Rows::Tokens;
+            if w(partials) != 2 * blocks || (per_row && rows_of(graph, partials) != Rows::Tokens) {
+                return Err(err(format!("partials are not {blocks} (value, index) pairs per row")));
+            }
+            let fl = if last_row {
+                flags::LAST_ROW
+            } else if per_row {
+                flags::PER_ROW
+            } else {
+                0
+            };
+            let p = params::ArgmaxParams { n: n as u32, flags: fl, blocks: blocks as u32, pad1: 0 };
+            let grid = Grid { x: Dim::Fixed(blocks as u32), y: if per_row { Dim::TOKENS } else { Dim::Fixed(1) } };
+            spec(KernelId::ArgmaxBlocks, bytes(p), vec![Bind::Tensor(logits), Bind::Tensor(partials)], grid)
+        }
+        Op::ArgmaxReduce { partials, out, n } => {
+            let blocks = n.div_ceil(params::ARGMAX_BLOCK);
+            if w(partials) != 2 * blocks {
+                return Err(err(format!("partials are not {blocks} (value, index) pairs per row")));
+            }
+            let per_row = rows_of(graph, partials) == Rows::Tokens;
+            let fl = if per_row { flags::PER_ROW } else { 0 };
+            let p = params::ArgmaxParams { n: n as u32, flags: fl, blocks: blocks as u32, pad1: 0 };
+            let grid = Grid { x: Dim::Fixed(1), y: if per_row { Dim::TOKENS } else { Dim::Fixed(1) } };
+            spec(KernelId::ArgmaxReduce, bytes(p), vec![Bind::Tensor(partials), Bind::Tensor(out)], grid)
+        }
+        Op::SplitCols { x, ref outs } => {
+            if outs.is_empty() || outs.len() > 4 {
+                return Err(err(format!("{} outputs (1-4 supported)", outs.len())));
+            }
+            let mut ws = [0u32; 4];
+            for (i, o) in outs.iter().enumerate() {
+                ws[i] = w(*o) as u32;
+            }
+            let total: u32 = ws.iter().sum();
+            if total as usize != w(x) {
+                return Err(err(format!("outputs are {total} columns wide, x {}", w(x))));
+            }
+            let p = params::SplitParams { w0: ws[0], w1: ws[1], w2: ws[2], w3: ws[3] };
+            let mut b = vec![Bind::Tensor(x)];
+            b.extend((0..4).map(|i| outs.get(i).map_or(Bind::DummyOut, |o| Bind::Tensor(*o))));
+            spec(KernelId::SplitCols, bytes(p), b, tokens_grid(total as usize))
         }
     })
 }
@@ -463,6 +521,49 @@ fn int4_matvec(
     let y = if last_row { Dim::Fixed(1) } else { FUSED_ROW_BLOCKS };
     let grid = Grid { x: Dim::Fixed((n as u32).div_ceil(FUSED_COLS)), y };
     DispatchSpec { kernel: KernelId::MatvecInt4, op_index: index, params: bytes(p), bindings: b, grid, flags }
+}
+
+/// A one-matrix fused matvec whose output columns go to up to four tensors
+/// (`matvec_fused_split_int4.wgsl`); `p` and `b` hold the prologue already.
+fn split_matvec(
+    graph: &Graph,
+    index: usize,
+    f: &super::ir::FusedMatvec,
+    outs: [Option<TensorId>; 4],
+    mut p: params::FusedMatvecParams,
+    mut b: Vec<Bind>,
+) -> Result<DispatchSpec, String> {
+    let [m] = f.mats[..] else { return Err(format!("a split output needs one matrix, not {}", f.mats.len())) };
+    if m.bias.is_some() || p.flags & params::fused::GATE != 0 {
+        return Err("a split matvec takes no bias or gate".into());
+    }
+    let k = graph.width(f.x);
+    let (rows, group) = match bound(graph, m.w) {
+        Some(DeviceTensor::Int4 { rows, cols, group, .. }) if *cols == k && group % 32 == 0 => (*rows, *group),
+        _ => return Err(format!("weight '{}' is not an INT4 [_, {k}] matrix", graph.desc(m.w).label)),
+    };
+    let widths: Vec<usize> = outs.iter().flatten().map(|o| graph.width(*o)).collect();
+    if widths.is_empty() || widths.iter().sum::<usize>() != rows || outs[widths.len()..].iter().any(|o| o.is_some()) {
+        return Err(format!("outputs {widths:?} do not split the matrix's {rows} rows"));
+    }
+    let mut ns = [0u32; 4];
+    for (i, wd) in widths.iter().enumerate() {
+        ns[i] = *wd as u32;
+    }
+    (p.n0, p.n1, p.n2, p.n3) = (ns[0], ns[1], ns[2], ns[3]);
+    p.group = group as u32;
+    p.flags |= (widths.len() as u32) << 8;
+    b.extend([Bind::Q(m.w), Bind::Sm(m.w)]);
+    b.extend((0..4).map(|i| outs[i].map_or(Bind::DummyOut, Bind::Tensor)));
+    let grid = Grid { x: Dim::Fixed((rows as u32).div_ceil(FUSED_COLS)), y: FUSED_ROW_BLOCKS };
+    Ok(DispatchSpec {
+        kernel: KernelId::MatvecSplitInt4,
+        op_index: index,
+        params: bytes(p),
+        bindings: b,
+        grid,
+        flags: p.flags,
+    })
 }
 
 /// Uniforms of the short-conv kernels, after checking `bcx` rows are [B | C | x].

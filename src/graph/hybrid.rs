@@ -122,7 +122,13 @@ pub fn select_conv(graph: &Graph, index: usize, c: &CausalConv) -> Result<Dispat
     Ok(spec(KernelId::CausalConv, index, bytes(p), b, grid))
 }
 
-pub fn select_delta(graph: &Graph, index: usize, d: &GatedDelta) -> Result<DispatchSpec, SelectError> {
+/// Decode plans (one token) run the recurrent kernel; prefill plans the chunked one.
+pub fn select_delta(
+    graph: &Graph,
+    index: usize,
+    d: &GatedDelta,
+    max_tokens: usize,
+) -> Result<DispatchSpec, SelectError> {
     let err = |msg: String| SelectError::Shape { index, op: "gated_delta", msg };
     let s = d.attrs;
     if s.k_heads == 0 || s.v_heads % s.k_heads != 0 || s.dk > 256 || s.dk == 0 || s.dv == 0 {
@@ -140,6 +146,11 @@ pub fn select_delta(graph: &Graph, index: usize, d: &GatedDelta) -> Result<Dispa
     let p =
         params::DeltaParams { k_heads: s.k_heads as u32, v_heads: s.v_heads as u32, dk: s.dk as u32, dv: s.dv as u32 };
     let b = [d.qkv, d.a, d.b, d.a_log, d.dt_bias, d.state, d.out].map(Bind::Tensor).to_vec();
+    if max_tokens > 1 {
+        // gated_delta_chunked.wgsl: DVB = 32 value columns per workgroup.
+        let grid = Grid { x: Dim::Fixed(s.v_heads as u32), y: Dim::Fixed(s.dv.div_ceil(32) as u32) };
+        return Ok(spec(KernelId::GatedDeltaChunked, index, bytes(p), b, grid));
+    }
     let grid = Grid { x: Dim::Fixed(s.v_heads as u32), y: Dim::Fixed(s.dv.div_ceil(64) as u32) };
     Ok(spec(KernelId::GatedDelta, index, bytes(p), b, grid))
 }

@@ -149,6 +149,14 @@ pub enum Op {
     /// `sum = a + b; out = RMSNorm(sum)` (one row of `dim` per token): the
     /// residual add fused with the next norm, writing both.
     AddRmsNorm { a: TensorId, b: TensorId, weight: TensorId, sum: TensorId, out: TensorId, eps: f32, add_unit: bool },
+    /// Two-stage argmax, stage 1: per block of `params::ARGMAX_BLOCK` logits, the best (value bits, index)
+    /// pair into `partials` (rows as `Argmax` picks them). `Graph::argmax` emits both stages.
+    ArgmaxBlocks { logits: TensorId, partials: TensorId, last_row: bool },
+    /// Stage 2: the best of each partials row's blocks -> `out[row]` (`n`: the vocabulary).
+    ArgmaxReduce { partials: TensorId, out: TensorId, n: usize },
+    /// Splits each row of `x` into up to four outputs of consecutive columns (a projection
+    /// concatenated at load, computed as one matmul; the `quad_matvec` pass fuses the two).
+    SplitCols { x: TensorId, outs: Vec<TensorId> },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -195,12 +203,17 @@ pub enum Epilogue {
     SwiGlu {
         out: TensorId,
     },
+    /// The single matrix's output columns routed to up to four tensors, in order (the
+    /// matrix's own `out` is not written): `SplitCols` folded into the matvec.
+    Split([Option<TensorId>; 4]),
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct FusedMatvec {
     pub x: TensorId,
     pub norm: Option<NormPrologue>,
+    /// Prologue x' = x * sigmoid(gate) (rows as wide as x); not with `norm`.
+    pub gate: Option<TensorId>,
     pub mats: Vec<MatOut>,
     pub epilogue: Epilogue,
 }
@@ -254,6 +267,7 @@ impl Op {
             Op::FusedMatvec(f) => {
                 let mut r = vec![f.x];
                 r.extend(f.norm.as_ref().map(|n| n.weight));
+                r.extend(f.gate);
                 if let Epilogue::Residual(t) = f.epilogue {
                     r.push(t);
                 }
@@ -281,6 +295,9 @@ impl Op {
             Op::RmsNormGated(n) => vec![n.x, n.z, n.weight],
             Op::SigmoidGate(s) => vec![s.x, s.gate],
             Op::DualRmsNorm(n) => vec![n.q, n.q_weight, n.k, n.k_weight],
+            Op::ArgmaxBlocks { logits, .. } => vec![*logits],
+            Op::ArgmaxReduce { partials, .. } => vec![*partials],
+            Op::SplitCols { x, .. } => vec![*x],
         }
     }
 
@@ -297,6 +314,7 @@ impl Op {
             Op::KvAppend { k_cache, v_cache, .. } => vec![*k_cache, *v_cache],
             Op::FusedMatvec(f) => match f.epilogue {
                 Epilogue::SwiGlu { out } => vec![out],
+                Epilogue::Split(outs) => outs.into_iter().flatten().collect(),
                 _ => f.mats.iter().map(|m| m.out).collect(),
             },
             Op::AttentionDecode(a) | Op::AttentionRows { attn: a, .. } => vec![a.k_cache, a.v_cache, a.out],
@@ -309,6 +327,9 @@ impl Op {
             Op::RmsNormGated(n) => vec![n.out],
             Op::SigmoidGate(s) => vec![s.out],
             Op::DualRmsNorm(n) => vec![n.q_out, n.k_out],
+            Op::ArgmaxBlocks { partials, .. } => vec![*partials],
+            Op::ArgmaxReduce { out, .. } => vec![*out],
+            Op::SplitCols { outs, .. } => outs.clone(),
         }
     }
 
@@ -334,6 +355,9 @@ impl Op {
             Op::RmsNormGated(_) => "rmsnorm_gated",
             Op::SigmoidGate(_) => "sigmoid_gate",
             Op::DualRmsNorm(_) => "dual_rmsnorm",
+            Op::ArgmaxBlocks { .. } => "argmax_blocks",
+            Op::ArgmaxReduce { .. } => "argmax_reduce",
+            Op::SplitCols { .. } => "split_cols",
         }
     }
 }
@@ -366,6 +390,22 @@ impl Graph {
     pub fn push(&mut self, op: Op) {
         self.node_ids.push(vec![self.ops.len()]);
         self.ops.push(op);
+    }
+
+    /// Greedy token(s) from `logits` into `out`, as `Op::Argmax` defines them, in two stages: blocks of
+    /// the vocabulary on many workgroups, then one small reduction (a single workgroup scanning a 248k
+    /// vocabulary was 6% of a Qwen3.5 decode step).
+    pub fn argmax(&mut self, logits: TensorId, out: TensorId, last_row: bool) {
+        let n = self.width(logits);
+        let blocks = n.div_ceil(crate::gpu::params::ARGMAX_BLOCK);
+        // Batched decode (a row per token, no last_row) keeps a partials row per token.
+        let rows = match &self.desc(logits).storage {
+            Storage::Activation { rows: Rows::Tokens, .. } if !last_row => Rows::Tokens,
+            _ => Rows::One,
+        };
+        let partials = self.activation("argmax_partials", 2 * blocks, rows);
+        self.push(Op::ArgmaxBlocks { logits, partials, last_row });
+        self.push(Op::ArgmaxReduce { partials, out, n });
     }
 
     pub fn desc(&self, t: TensorId) -> &TensorDesc {

@@ -7,8 +7,10 @@
 mod add_rmsnorm;
 mod attention_decode;
 mod dual_rmsnorm;
+mod gated_o_proj;
 mod norm_matvec;
 mod norm_swiglu;
+mod quad_matvec;
 mod residual_epilogue;
 mod shared_input_matvec;
 mod short_conv_state;
@@ -34,6 +36,10 @@ pub struct FusionConfig {
     pub short_conv_state: bool,
     /// Per-head q_norm + k_norm (Qwen3.5's (1 + w) norms) in one dispatch.
     pub dual_rmsnorm: bool,
+    /// A matvec over in_proj (concatenated at load) and the split of its output in one dispatch.
+    pub quad_matvec: bool,
+    /// The attention output gate sigmoid(gate) * attn as the o_proj matvec's prologue.
+    pub gated_o_proj: bool,
     /// Pretend the device allows at most this many storage buffers per stage
     /// (tests the skip path; never raises the real limit).
     pub max_storage_buffers: Option<u32>,
@@ -51,6 +57,8 @@ impl Default for FusionConfig {
             residual_epilogue: true,
             short_conv_state: true,
             dual_rmsnorm: true,
+            quad_matvec: true,
+            gated_o_proj: true,
             max_storage_buffers: None,
         }
     }
@@ -68,6 +76,8 @@ impl FusionConfig {
             residual_epilogue: false,
             short_conv_state: false,
             dual_rmsnorm: false,
+            quad_matvec: false,
+            gated_o_proj: false,
             max_storage_buffers: None,
         }
     }
@@ -93,15 +103,18 @@ pub fn run(graph: &mut Graph, cfg: &FusionConfig, mut limits: PassLimits) -> Vec
         limits.max_storage_buffers_per_stage = limits.max_storage_buffers_per_stage.min(cap);
     }
     type Pass = fn(&mut Graph, &PassLimits) -> PassReport;
-    let passes: [(bool, Pass); 9] = [
+    let passes: [(bool, Pass); 11] = [
         (cfg.attention_decode, attention_decode::run),
         (cfg.dual_rmsnorm, dual_rmsnorm::run),
+        // Before shared_input_matvec, which would take the in_proj matmul alone.
+        (cfg.quad_matvec, quad_matvec::run),
         (cfg.shared_input_matvec, shared_input_matvec::run),
         (cfg.norm_matvec, norm_matvec::run),
         (cfg.swiglu_epilogue, swiglu_epilogue::run),
         (cfg.norm_swiglu, norm_swiglu::run),
         (cfg.add_rmsnorm, add_rmsnorm::run),
         (cfg.residual_epilogue, residual_epilogue::run),
+        (cfg.gated_o_proj, gated_o_proj::run),
         (cfg.short_conv_state, short_conv_state::run),
     ];
     passes.into_iter().filter(|(on, _)| *on).map(|(_, pass)| pass(graph, &limits)).collect()

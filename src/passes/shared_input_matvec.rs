@@ -48,13 +48,20 @@ pub fn run(g: &mut Graph, limits: &PassLimits) -> PassReport {
             })
             .collect();
         done.extend(mats.iter().map(|m| m.out));
-        let op = Op::FusedMatvec(FusedMatvec { x, norm: None, mats: mats.clone(), epilogue: Epilogue::None });
+        let op =
+            Op::FusedMatvec(FusedMatvec { x, norm: None, gate: None, mats: mats.clone(), epilogue: Epilogue::None });
         let result = fuse(g, &group, op.clone(), limits).or_else(|e| {
             // Siblings could not share a dispatch: still lower each alone.
             report.skipped.push(e);
             for m in mats.iter().rev() {
                 let i = g.ops.iter().position(|o| matches!(o, Op::MatMul { out, .. } if *out == m.out)).unwrap();
-                let single = Op::FusedMatvec(FusedMatvec { x, norm: None, mats: vec![*m], epilogue: Epilogue::None });
+                let single = Op::FusedMatvec(FusedMatvec {
+                    x,
+                    norm: None,
+                    gate: None,
+                    mats: vec![*m],
+                    epilogue: Epilogue::None,
+                });
                 fuse(g, &[i], single, limits)?;
             }
             Ok::<(), String>(())

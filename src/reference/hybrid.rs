@@ -109,3 +109,94 @@ pub fn rmsnorm_gated(x: &[f32], z: &[f32], w: &[f32], dim: usize, eps: f32) -> V
 pub fn sigmoid_gate(x: &[f32], gate: &[f32]) -> Vec<f32> {
     x.iter().zip(gate).map(|(v, g)| v * sigmoid(*g)).collect()
 }
+
+/// The gated delta rule in chunked form, as transformers' `torch_chunk_gated_delta_rule` computes it
+/// (chunks of `chunk` tokens: the in-chunk triangular solve by its row loop, `value = T v_beta`,
+/// `k_cumdecay = T (k_beta e^G)`, then the inter-chunk state recurrence). Same arguments and result
+/// as `gated_delta` up to rounding: the oracle that the two forms agree.
+#[allow(clippy::too_many_arguments)]
+pub fn gated_delta_chunked(
+    qkv: &[f32],
+    a: &[f32],
+    b: &[f32],
+    a_log: &[f32],
+    dt_bias: &[f32],
+    state: &mut [f32],
+    d: DeltaDims,
+    chunk: usize,
+) -> Vec<f32> {
+    let key_dim = d.k_heads * d.dk;
+    let width = 2 * key_dim + d.v_heads * d.dv;
+    let t_len = qkv.len() / width;
+    let (dk, dv) = (d.dk, d.dv);
+    let mut out = vec![0f32; t_len * d.v_heads * dv];
+    let l2 = |v: &[f32]| {
+        let inv = 1.0 / (v.iter().map(|x| x * x).sum::<f32>() + 1e-6).sqrt();
+        v.iter().map(|x| x * inv).collect::<Vec<f32>>()
+    };
+    let dot = |x: &[f32], y: &[f32]| x.iter().zip(y).map(|(p, q)| p * q).sum::<f32>();
+    for h in 0..d.v_heads {
+        let kh = h / (d.v_heads / d.k_heads);
+        let scale = 1.0 / (dk as f32).sqrt();
+        let s = &mut state[h * dk * dv..(h + 1) * dk * dv];
+        for c0 in (0..t_len).step_by(chunk) {
+            let n = chunk.min(t_len - c0);
+            let row = |t: usize| &qkv[(c0 + t) * width..(c0 + t + 1) * width];
+            let q: Vec<Vec<f32>> =
+                (0..n).map(|t| l2(&row(t)[kh * dk..(kh + 1) * dk]).iter().map(|x| x * scale).collect()).collect();
+            let k: Vec<Vec<f32>> = (0..n).map(|t| l2(&row(t)[key_dim + kh * dk..key_dim + (kh + 1) * dk])).collect();
+            let v: Vec<&[f32]> = (0..n).map(|t| &row(t)[2 * key_dim + h * dv..2 * key_dim + (h + 1) * dv]).collect();
+            let beta: Vec<f32> = (0..n).map(|t| sigmoid(b[(c0 + t) * d.v_heads + h])).collect();
+            let mut g: Vec<f32> =
+                (0..n).map(|t| -a_log[h].exp() * softplus(a[(c0 + t) * d.v_heads + h] + dt_bias[h])).collect();
+            for t in 1..n {
+                g[t] += g[t - 1];
+            }
+            // attn = -(k_beta k^T * decay) strictly below the diagonal, then the row loop: T = (I + L)^-1.
+            let mut t_mat = vec![vec![0f32; n]; n];
+            for i in 0..n {
+                for m in 0..i {
+                    t_mat[i][m] = -(beta[i] * dot(&k[i], &k[m])) * (g[i] - g[m]).exp();
+                }
+            }
+            for i in 1..n {
+                let row_i = t_mat[i].clone();
+                for m in 0..i {
+                    t_mat[i][m] = row_i[m] + (m + 1..i).map(|l| row_i[l] * t_mat[l][m]).sum::<f32>();
+                }
+            }
+            for (i, r) in t_mat.iter_mut().enumerate() {
+                r[i] = 1.0;
+            }
+            // value = T (v beta), k_cumdecay = T (k beta e^G).
+            let value: Vec<Vec<f32>> = (0..n)
+                .map(|i| (0..dv).map(|j| (0..=i).map(|m| t_mat[i][m] * v[m][j] * beta[m]).sum()).collect())
+                .collect();
+            let k_cd: Vec<Vec<f32>> = (0..n)
+                .map(|i| (0..dk).map(|r| (0..=i).map(|m| t_mat[i][m] * k[m][r] * beta[m] * g[m].exp()).sum()).collect())
+                .collect();
+            // v_new = value - k_cumdecay S; o = (q e^G) S + (q k^T * decay, causal) v_new.
+            let s_t = |r: usize, j: usize, s: &[f32]| s[r * dv + j];
+            let v_new: Vec<Vec<f32>> = (0..n)
+                .map(|i| {
+                    (0..dv).map(|j| value[i][j] - (0..dk).map(|r| k_cd[i][r] * s_t(r, j, s)).sum::<f32>()).collect()
+                })
+                .collect();
+            for i in 0..n {
+                for j in 0..dv {
+                    let inter: f32 = (0..dk).map(|r| q[i][r] * g[i].exp() * s_t(r, j, s)).sum();
+                    let intra: f32 = (0..=i).map(|m| dot(&q[i], &k[m]) * (g[i] - g[m]).exp() * v_new[m][j]).sum();
+                    out[(c0 + i) * d.v_heads * dv + h * dv + j] = inter + intra;
+                }
+            }
+            let gl = g[n - 1];
+            for r in 0..dk {
+                for j in 0..dv {
+                    let add: f32 = (0..n).map(|m| k[m][r] * (gl - g[m]).exp() * v_new[m][j]).sum();
+                    s[r * dv + j] = s[r * dv + j] * gl.exp() + add;
+                }
+            }
+        }
+    }
+    out
+}

@@ -120,7 +120,7 @@ pub fn build_graph(c: &Lfm2Config, w: &Lfm2Weights, io: &GraphIo, mode: Mode) ->
     let all = matches!(mode, Mode::Prefill { all_logits: true });
     let logits = g.activation("logits", c.vocab, if all { Rows::Tokens } else { Rows::One });
     g.push(Op::MatMul { x: xn, w: lm_head, bias: None, out: logits, last_row: !all });
-    g.push(Op::Argmax { logits, out: next_token, last_row: all });
+    g.argmax(logits, next_token, all);
     g.outputs.push(logits);
     Built { graph: g, logits, next_token }
 }

@@ -118,7 +118,7 @@ pub fn build_graph(c: &LlamaConfig, w: &LlamaWeights, io: &GraphIo, mode: Mode) 
     let per_row = all || batched;
     let logits = g.activation("logits", c.vocab, if per_row { Rows::Tokens } else { Rows::One });
     g.push(Op::MatMul { x: xn, w: lm_head, bias: None, out: logits, last_row: !per_row });
-    g.push(Op::Argmax { logits, out: next_token, last_row: all });
+    g.argmax(logits, next_token, all);
     g.outputs.push(logits);
     Built { graph: g, logits, next_token }
 }

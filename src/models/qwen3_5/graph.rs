@@ -1,5 +1,5 @@
 //! The Qwen3.5 decoder graph: embed; per layer (1 + w) RMSNorm, then a Gated
-//! DeltaNet (in_proj qkv/z/b/a, causal conv + SiLU, gated delta rule,
+//! DeltaNet (in_proj qkv/a/b/z as one matrix, causal conv + SiLU, gated delta rule,
 //! RMSNormGated with z, out_proj) or gated attention (q + output gate, k, v,
 //! per-head q/k norms, partial rope, KV append, attention, sigmoid gate,
 //! o_proj); residual; (1 + w) RMSNorm, SwiGLU MLP, residual; final norm,
@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use super::config::Qwen35Config;
-use super::weights::{AttnWeights, DeltaWeights, Mixer, Qwen35Weights};
+use super::weights::{in_proj_parts, AttnWeights, DeltaWeights, Mixer, Qwen35Weights};
 use crate::graph::hybrid::{CausalConv, DeltaShape, GatedDelta, RmsNormGated, SigmoidGate};
 use crate::graph::ir::{AttnShape, RopeAttrs};
 use crate::graph::{DeviceTensor, Graph, Op, Rows, TensorId};
@@ -40,19 +40,16 @@ fn delta(
     xn: TensorId,
 ) -> TensorId {
     let mut bind = |name: &str, t: &Arc<DeviceTensor>| g.bound(format!("layers.{i}.linear_attn.{name}"), t.clone());
-    let (w_qkv, w_z, w_b, w_a) = (
-        bind("in_proj_qkv", &d.in_qkv),
-        bind("in_proj_z", &d.in_z),
-        bind("in_proj_b", &d.in_b),
-        bind("in_proj_a", &d.in_a),
-    );
+    let w_in = bind("in_proj", &d.in_proj);
     let (conv_w, a_log, dt_bias) = (bind("conv1d", &d.conv), bind("A_log", &d.a_log), bind("dt_bias", &d.dt_bias));
     let (norm_w, w_out) = (bind("norm", &d.norm), bind("out_proj", &d.out));
     let (conv_state, delta_state) = (bind("conv_state", &state[0]), bind("delta_state", &state[1]));
-    let mixed = matmul(g, xn, w_qkv, "mixed_qkv", c.conv_dim());
-    let z = matmul(g, xn, w_z, "z", c.value_dim());
-    let b = matmul(g, xn, w_b, "b", c.v_heads);
-    let a = matmul(g, xn, w_a, "a", c.v_heads);
+    // One matmul over the concatenated in_proj, split into its four parts (fused into one
+    // dispatch writing the four tensors by the quad_matvec pass when decoding).
+    let parts = in_proj_parts(c);
+    let proj = matmul(g, xn, w_in, "in_proj", parts.iter().map(|p| p.1).sum());
+    let [mixed, a, b, z] = parts.map(|(name, width)| act(g, name, width));
+    g.push(Op::SplitCols { x: proj, outs: vec![mixed, a, b, z] });
     let conv = act(g, "conv", c.conv_dim());
     g.push(Op::CausalConv(CausalConv {
         x: mixed,
@@ -171,7 +168,7 @@ pub fn build_graph(c: &Qwen35Config, w: &Qwen35Weights, io: &GraphIo, mode: Mode
     let all = matches!(mode, Mode::Prefill { all_logits: true });
     let logits = g.activation("logits", c.vocab, if all { Rows::Tokens } else { Rows::One });
     g.push(Op::MatMul { x: xn, w: lm_head, bias: None, out: logits, last_row: !all });
-    g.push(Op::Argmax { logits, out: next_token, last_row: all });
+    g.argmax(logits, next_token, all);
     g.outputs.push(logits);
     Built { graph: g, logits, next_token }
 }

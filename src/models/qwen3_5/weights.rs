@@ -5,15 +5,15 @@ use std::sync::Arc;
 use super::config::{LayerKind, Qwen35Config};
 use crate::gpu::Gpu;
 use crate::graph::DeviceTensor;
+use crate::weights::int4::Int4Matrix;
 use crate::weights::upload::{matrix, matrix_from, vector};
 use crate::weights::{TensorSource, WeightError, WeightFormat};
 
 /// A Gated DeltaNet token mixer.
 pub struct DeltaWeights {
-    pub in_qkv: Arc<DeviceTensor>,
-    pub in_z: Arc<DeviceTensor>,
-    pub in_b: Arc<DeviceTensor>,
-    pub in_a: Arc<DeviceTensor>,
+    /// in_proj_qkv | in_proj_a | in_proj_b | in_proj_z, rows concatenated once at load
+    /// ([conv_dim + 2 v_heads + value_dim, hidden]): one matvec reads x once for all four.
+    pub in_proj: Arc<DeviceTensor>,
     /// [conv_dim, kernel] (the checkpoint's [conv_dim, 1, kernel]).
     pub conv: Arc<DeviceTensor>,
     pub a_log: Arc<DeviceTensor>,
@@ -56,6 +56,47 @@ pub struct Qwen35Weights {
     pub layers: Vec<LayerWeights>,
 }
 
+/// The Gated DeltaNet input projections in the order `in_proj` concatenates them, with their heights.
+pub fn in_proj_parts(c: &Qwen35Config) -> [(&'static str, usize); 4] {
+    [("in_proj_qkv", c.conv_dim()), ("in_proj_a", c.v_heads), ("in_proj_b", c.v_heads), ("in_proj_z", c.value_dim())]
+}
+
+/// Matrices [rows_i, cols] stacked into one [sum rows_i, cols]. INT4 groups run along a row, so
+/// quantizing the stack gives the same bits as quantizing each part; pre-quantized parts are appended.
+fn concat_rows(
+    gpu: &Gpu,
+    ck: &dyn TensorSource,
+    label: &str,
+    parts: &[(String, usize)],
+    cols: usize,
+    format: WeightFormat,
+) -> Result<Arc<DeviceTensor>, WeightError> {
+    let rows: usize = parts.iter().map(|(_, r)| r).sum();
+    if let WeightFormat::Int4 { .. } = format {
+        let mut pre = Vec::new();
+        for (name, r) in parts {
+            match ck.int4(name, *r, cols)? {
+                Some(q) if pre.first().is_none_or(|f: &Int4Matrix| f.group == q.group) => pre.push(q),
+                _ => break,
+            }
+        }
+        if pre.len() == parts.len() {
+            let group = pre[0].group;
+            let (mut q, mut sm) = (Vec::new(), Vec::new());
+            for m in pre {
+                q.extend(m.q);
+                sm.extend(m.sm);
+            }
+            return Ok(DeviceTensor::int4(gpu, label, &Int4Matrix { rows, cols, group, q, sm })?);
+        }
+    }
+    let mut data = Vec::with_capacity(rows * cols);
+    for (name, r) in parts {
+        data.extend(ck.f32(name, &[*r, cols])?);
+    }
+    matrix_from(gpu, label, data, rows, cols, format)
+}
+
 /// Splits q_proj [heads * 2 * hd, h] (per head: hd query rows, then hd gate rows).
 fn split_q(data: &[f32], heads: usize, hd: usize, h: usize) -> (Vec<f32>, Vec<f32>) {
     let (mut q, mut g) = (Vec::with_capacity(data.len() / 2), Vec::with_capacity(data.len() / 2));
@@ -86,11 +127,11 @@ impl Qwen35Weights {
             let mixer = match kind {
                 LayerKind::Linear => {
                     let conv = ck.f32(&p("linear_attn.conv1d.weight"), &[c.conv_dim(), 1, c.conv_kernel])?;
+                    let parts = in_proj_parts(c);
+                    let names: Vec<(String, usize)> =
+                        parts.iter().map(|(n, rows)| (p(&format!("linear_attn.{n}.weight")), *rows)).collect();
                     Mixer::Delta(DeltaWeights {
-                        in_qkv: lin("linear_attn.in_proj_qkv.weight", c.conv_dim(), h)?,
-                        in_z: lin("linear_attn.in_proj_z.weight", c.value_dim(), h)?,
-                        in_b: lin("linear_attn.in_proj_b.weight", c.v_heads, h)?,
-                        in_a: lin("linear_attn.in_proj_a.weight", c.v_heads, h)?,
+                        in_proj: concat_rows(gpu, ck, &p("linear_attn.in_proj"), &names, h, format)?,
                         conv: DeviceTensor::f32(gpu, &p("linear_attn.conv1d.weight"), &conv, c.conv_kernel)?,
                         a_log: vec("linear_attn.A_log", c.v_heads)?,
                         dt_bias: vec("linear_attn.dt_bias", c.v_heads)?,
@@ -133,9 +174,7 @@ impl Qwen35Weights {
             .iter()
             .map(|l| {
                 let mixer = match &l.mixer {
-                    Mixer::Delta(d) => {
-                        sum(&[&d.in_qkv, &d.in_z, &d.in_b, &d.in_a, &d.conv, &d.a_log, &d.dt_bias, &d.norm, &d.out])
-                    }
+                    Mixer::Delta(d) => sum(&[&d.in_proj, &d.conv, &d.a_log, &d.dt_bias, &d.norm, &d.out]),
                     Mixer::Attn(a) => sum(&[&a.q, &a.gate, &a.k, &a.v, &a.o, &a.q_norm, &a.k_norm]),
                 };
                 mixer + sum(&[&l.attn_norm, &l.mlp_norm, &l.gate, &l.up, &l.down])
