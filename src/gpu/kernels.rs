@@ -39,6 +39,7 @@ pub enum KernelId {
     AttentionFull,
     Conv1d,
     ConvTranspose1d,
+    Snake,
 }
 
 /// Where a kernel's code lives and which uniform layout it declares.
@@ -128,6 +129,7 @@ impl KernelId {
         KernelId::AttentionFull,
         KernelId::Conv1d,
         KernelId::ConvTranspose1d,
+        KernelId::Snake,
     ];
 
     pub fn source(self) -> KernelSource {
@@ -165,6 +167,7 @@ impl KernelId {
             KernelId::AttentionFull => src!("attention_full.wgsl", "attention_full", AttentionFullParams),
             KernelId::Conv1d => src!("conv1d.wgsl", "conv1d", Conv1dParams),
             KernelId::ConvTranspose1d => src!("conv_transpose1d.wgsl", "conv_transpose1d", ConvTranspose1dParams),
+            KernelId::Snake => src!("snake.wgsl", "snake", SnakeParams),
         }
     }
 }
