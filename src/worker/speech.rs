@@ -30,12 +30,15 @@ impl Voice {
 
     /// Audio of sentence `i` of `input`; the seed is per sentence so a sentence sounds the same
     /// wherever it falls.
-    fn sentence(&mut self, input: &SpeechInput, i: usize, p: SynthParams) -> Result<Vec<f32>, ModelError> {
+    /// An OuteTTS sentence is hundreds of decode steps: it stops early once `events` is closed.
+    fn sentence(&mut self, req: &ValidSpeech, i: usize) -> Result<Vec<f32>, ModelError> {
+        let (p, events) = (req.params, &req.events);
         let seed = p.seed.wrapping_add(i as u64);
-        match (self, input) {
+        match (self, &req.sentences) {
             (Voice::Piper(v), SpeechInput::Phonemes(s)) => Ok(v.synthesize(&s[i], SynthParams { seed, ..p })?.audio),
             (Voice::OuteTts(v), SpeechInput::Text(s)) => {
-                Ok(v.synthesize(&s[i], &CodeSampling { seed: Some(seed), ..Default::default() })?.audio)
+                let sampling = CodeSampling { seed: Some(seed), ..Default::default() };
+                Ok(v.synthesize_until(&s[i], &sampling, &mut || !events.is_closed())?.audio)
             }
             _ => Err(ModelError::Unsupported("this input for this kind of voice".into())),
         }
@@ -130,7 +133,7 @@ impl SpeechQueue {
         }
         if job.next < job.req.sentences.len() {
             let i = job.next;
-            match voice.sentence(&job.req.sentences, i, job.req.params) {
+            match voice.sentence(&job.req, i) {
                 Ok(out) => {
                     if i == 0 {
                         m.time_to_first_audio

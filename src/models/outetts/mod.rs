@@ -126,6 +126,17 @@ impl OuteTts {
     /// Speaks `text`: prompt, generate until <|audio_end|> / <|im_end|> (or `max_new_tokens`, or the
     /// context), parse the codes, decode them.
     pub fn synthesize(&mut self, text: &str, s: &CodeSampling) -> Result<OuteSynthesis, ModelError> {
+        self.synthesize_until(text, s, &mut || true)
+    }
+
+    /// `synthesize`, asking `keep_going` after every generated token: false stops generation there
+    /// (a client that went away), and the codes so far are decoded.
+    pub fn synthesize_until(
+        &mut self,
+        text: &str,
+        s: &CodeSampling,
+        keep_going: &mut dyn FnMut() -> bool,
+    ) -> Result<OuteSynthesis, ModelError> {
         let t0 = std::time::Instant::now();
         let prompt_ids = self.prompt_ids(text)?;
         let room = self.session.max_seq().saturating_sub(prompt_ids.len());
@@ -136,9 +147,9 @@ impl OuteTts {
         self.session.reset();
         let stop = self.stop.clone();
         let generated = if s.is_greedy() {
-            self.session.generate(&prompt_ids, max_new, |t| !stop.contains(&t))?
+            self.session.generate(&prompt_ids, max_new, |t| !stop.contains(&t) && keep_going())?
         } else {
-            sampling::generate(&mut self.session, &prompt_ids, max_new, &stop, s)?
+            sampling::generate(&mut self.session, &prompt_ids, max_new, &stop, s, keep_going)?
         };
         let t1 = std::time::Instant::now();
         let codes = self.parse_codes(&generated);

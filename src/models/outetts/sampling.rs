@@ -74,6 +74,7 @@ pub fn generate(
     max_new: usize,
     stop: &[u32],
     s: &CodeSampling,
+    keep_going: &mut dyn FnMut() -> bool,
 ) -> Result<Vec<u32>, ModelError> {
     let mut sampler = Sampler::new(SamplingParams {
         temperature: s.temperature,
@@ -91,7 +92,7 @@ pub fn generate(
         let tok = sampler.sample(&mut logits);
         out.push(tok);
         history.push(tok);
-        if stop.contains(&tok) || i + 1 == max_new {
+        if stop.contains(&tok) || i + 1 == max_new || !keep_going() {
             break;
         }
         session.set_next_token(tok);
@@ -114,9 +115,9 @@ mod tests {
         assert_eq!(l[1], f32::NEG_INFINITY, "-2 after the penalty, then below the min-p floor");
         // 3.9 / 2 = 1.95 < 4 + 0.4 ln 0.5 = 3.72: filtered; without min-p it would be 1.95.
         assert_eq!(l[2], f32::NEG_INFINITY);
+        assert!(l[3].is_infinite() && l[4].is_infinite());
         let mut l = vec![4.0, -1.0, 3.9];
         adjust(&mut l, &[0, 1, 2], &CodeSampling { min_p: 0.0, ..s });
         assert_eq!(l, vec![4.0, -2.0, 1.95]);
-        assert!(l[3].is_infinite() && l[4].is_infinite());
     }
 }
