@@ -194,6 +194,23 @@ def make_dac(folder, g):
     return model
 
 
+def make_real_size_dac(folder):
+    """A random DacModel shaped like ibm-research/DAC.speech.v1.0 (the codec OuteTTS 1.0 uses), for timing."""
+    g = torch.Generator().manual_seed(3)
+    cfg = DacConfig(encoder_hidden_size=64, downsampling_ratios=[2, 4, 5, 8], decoder_hidden_size=1536,
+                    n_codebooks=2, codebook_size=1024, codebook_dim=8, sampling_rate=24000)
+    model = DacModel(cfg).eval()
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            p.copy_(0.5 + torch.rand(p.shape, generator=g) if name.endswith("alpha")
+                    else torch.randn(p.shape, generator=g) * (p.shape[1] * p.shape[-1] if p.dim() == 3 else 1) ** -0.5)
+    sd = {k: v.contiguous() for k, v in model.state_dict().items() if not k.startswith("encoder.") and "in_proj" not in k}
+    os.makedirs(folder, exist_ok=True)
+    safetensors.torch.save_file(sd, os.path.join(folder, "model.safetensors"))
+    cfg.save_pretrained(folder)
+    print(f"{folder}: {sum(v.numel() for v in sd.values()) / 1e6:.1f} M decoder parameters")
+
+
 @torch.no_grad()
 def dac_decode(model, codes):
     return model.decode(audio_codes=codes.unsqueeze(0)).audio_values[0].float()
@@ -266,7 +283,12 @@ def parse_codes(tok, ids):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default="tests/fixtures/outetts")
+    ap.add_argument("--real-size-dac", metavar="DIR",
+                    help="instead: write a random DAC of the 24 kHz speech codec's shape (decoder 1536, rates "
+                         "8 5 4 2, 2 x 1024 codes) to DIR (~210 MB, outside the repo) for benchmarks")
     args = ap.parse_args()
+    if args.real_size_dac:
+        return make_real_size_dac(args.real_size_dac)
     shutil.rmtree(args.out, ignore_errors=True)
     dac_dir, llama_dir = os.path.join(args.out, "dac"), os.path.join(args.out, "llama")
     os.makedirs(dac_dir)
