@@ -281,12 +281,16 @@ def parse_codes(tok, ids):
 
 
 def main():
+    global CODEBOOK
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default="tests/fixtures/outetts")
     ap.add_argument("--real-size-dac", metavar="DIR",
                     help="instead: write a random DAC of the 24 kHz speech codec's shape (decoder 1536, rates "
                          "8 5 4 2, 2 x 1024 codes) to DIR (~210 MB, outside the repo) for benchmarks")
+    ap.add_argument("--codebook", type=int, default=CODEBOOK,
+                    help="codes per codebook (1024 gives a backbone that pairs with --real-size-dac, for benchmarks)")
     args = ap.parse_args()
+    CODEBOOK = args.codebook
     if args.real_size_dac:
         return make_real_size_dac(args.real_size_dac)
     shutil.rmtree(args.out, ignore_errors=True)
