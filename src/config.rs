@@ -193,18 +193,62 @@ pub struct ModelSpec {
 pub struct VoiceSpec {
     /// The name clients send as `voice`.
     pub name: String,
-    /// Folder with config.json + model.safetensors; a leading `~/` is the home directory.
+    /// Piper: folder with config.json + model.safetensors. OuteTTS: the backbone, a folder or a
+    /// Hugging Face repo id (OuteAI/Llama-OuteTTS-1.0-1B). A leading `~/` is the home directory.
     pub dir: String,
+    #[serde(default)]
+    pub kind: VoiceKind,
+    /// OuteTTS: the DAC codec (transformers `dac` layout), a folder or a repo id.
+    #[serde(default)]
+    pub codec: Option<String>,
+    /// OuteTTS: a speaker profile JSON (outetts v3 format); none lets the model pick a voice.
+    #[serde(default)]
+    pub speaker: Option<String>,
+    /// OuteTTS: backbone weights at load ("int4" or "f32").
+    #[serde(default)]
+    pub format: WeightKind,
+}
+
+/// Which family a voice is.
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum VoiceKind {
+    #[default]
+    Piper,
+    Outetts,
+}
+
+fn expand_home(p: &str) -> PathBuf {
+    match p.strip_prefix("~/") {
+        Some(rest) => std::env::var_os("HOME").map_or_else(|| PathBuf::from(p), |h| PathBuf::from(h).join(rest)),
+        None => PathBuf::from(p),
+    }
 }
 
 impl VoiceSpec {
-    pub fn path(&self) -> PathBuf {
-        match self.dir.strip_prefix("~/") {
-            Some(rest) => {
-                std::env::var_os("HOME").map_or_else(|| PathBuf::from(&self.dir), |h| PathBuf::from(h).join(rest))
-            }
-            None => PathBuf::from(&self.dir),
+    /// A Piper voice in `dir`.
+    pub fn piper(name: &str, dir: &str) -> Self {
+        VoiceSpec {
+            name: name.into(),
+            dir: dir.into(),
+            kind: VoiceKind::Piper,
+            codec: None,
+            speaker: None,
+            format: WeightKind::Int4,
         }
+    }
+
+    pub fn path(&self) -> PathBuf {
+        expand_home(&self.dir)
+    }
+
+    /// `codec` with `~/` expanded (it may also be a repo id, resolved at load).
+    pub fn codec_spec(&self) -> Option<String> {
+        self.codec.as_deref().map(|c| expand_home(c).to_string_lossy().into_owned())
+    }
+
+    pub fn speaker_path(&self) -> Option<PathBuf> {
+        self.speaker.as_deref().map(expand_home)
     }
 }
 
@@ -360,6 +404,20 @@ impl ServeConfig {
         voices.sort_unstable();
         if let Some(w) = voices.windows(2).find(|w| w[0] == w[1]) {
             return Err(ConfigError::Invalid(format!("two voices share the name '{}'", w[0])));
+        }
+        if let Some(v) = self.voices.iter().find(|v| v.kind == VoiceKind::Outetts && v.codec.is_none()) {
+            return Err(ConfigError::Invalid(format!(
+                "voice '{}' (kind \"outetts\") needs `codec`: the DAC folder or repo id",
+                v.name
+            )));
+        }
+        if let Some(v) =
+            self.voices.iter().find(|v| v.kind == VoiceKind::Piper && (v.codec.is_some() || v.speaker.is_some()))
+        {
+            return Err(ConfigError::Invalid(format!(
+                "voice '{}': `codec` and `speaker` are for kind = \"outetts\"",
+                v.name
+            )));
         }
         for m in &self.models {
             if ![32, 64, 128].contains(&m.group_size) {

@@ -16,7 +16,7 @@ fn speech_server() -> TestServer {
     let dir = gerbil::config::test_assets_dir().join("piper/en_US-joe-medium");
     assert!(dir.join("model.safetensors").exists(), "{} is missing: run tools/fetch_test_assets.sh", dir.display());
     let mut cfg = config();
-    cfg.voices = vec![VoiceSpec { name: "joe".into(), dir: dir.to_string_lossy().into_owned() }];
+    cfg.voices = vec![VoiceSpec::piper("joe", &dir.to_string_lossy())];
     start(cfg)
 }
 

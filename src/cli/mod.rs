@@ -6,4 +6,5 @@ pub mod dump_graph;
 pub mod profile;
 pub mod serve;
 pub mod speak;
+pub mod speak_outetts;
 pub mod transcribe;

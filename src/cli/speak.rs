@@ -1,5 +1,6 @@
 //! `gerbil speak`: synthesize text with a Piper voice to a WAV file, or with `--bench`
 //! measure time to first audio and real-time factor on a 1-sentence and a 20-sentence input.
+//! With `--codec`, the voice is an OuteTTS backbone instead (see speak_outetts.rs).
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -29,6 +30,21 @@ pub struct SpeakArgs {
     /// Time to first audio and real-time factor for 1 and 20 sentences (after a warm-up).
     #[arg(long)]
     pub bench: bool,
+    /// OuteTTS: the DAC codec (folder or repo id); `--voice` is then the backbone (folder or repo id).
+    #[arg(long)]
+    pub codec: Option<String>,
+    /// OuteTTS: speaker profile JSON.
+    #[arg(long)]
+    pub speaker: Option<String>,
+    /// OuteTTS: greedy codes instead of outetts' recommended sampling.
+    #[arg(long)]
+    pub greedy: bool,
+    /// OuteTTS: backbone weights in f32 instead of INT4.
+    #[arg(long)]
+    pub f32: bool,
+    /// OuteTTS: most tokens generated per sentence.
+    #[arg(long, default_value_t = 4096)]
+    pub max_new_tokens: usize,
 }
 
 const BENCH_SENTENCES: &[&str] = &[
@@ -43,7 +59,10 @@ pub fn run(args: SpeakArgs) -> anyhow::Result<()> {
     if !(0.25..=4.0).contains(&args.speed) {
         anyhow::bail!("--speed must be between 0.25 and 4.0");
     }
-    let dir = crate::config::VoiceSpec { name: String::new(), dir: args.voice.clone() }.path();
+    if args.codec.is_some() {
+        return super::speak_outetts::run(args);
+    }
+    let dir = crate::config::VoiceSpec::piper("", &args.voice).path();
     let gpu = Gpu::new(&GpuOptions::default())?;
     eprintln!("adapter: {} ({})", gpu.caps.adapter_name, gpu.caps.backend);
     let voice = PiperVoice::load(gpu, &dir).with_context(|| format!("loading {}", dir.display()))?;

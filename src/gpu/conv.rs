@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::params::{conv1d as conv, Conv1dParams, ConvTranspose1dParams, Step};
+use super::params::{conv1d as conv, Conv1dParams, ConvTranspose1dParams, SnakeParams, Step};
 use super::{Gpu, KernelId, PipelineKey};
 use crate::reference::conv::{Conv1dShape, ConvTranspose1dShape};
 
@@ -173,6 +173,46 @@ impl GpuConvTranspose1d {
         ];
         let t_out = self.shape.t_out(t_in);
         rec.push(gpu, &self.pipeline, &entries, (t_out.div_ceil(64) as u32, self.shape.c_out.div_ceil(4) as u32));
+    }
+}
+
+/// A Snake activation (`snake.wgsl`) with its per-channel alphas resident on the GPU.
+pub struct GpuSnake {
+    pub channels: usize,
+    alpha: wgpu::Buffer,
+    params: wgpu::Buffer,
+    pipeline: Arc<wgpu::ComputePipeline>,
+}
+
+impl GpuSnake {
+    pub fn new(gpu: &Gpu, label: &str, alpha: &[f32]) -> Self {
+        let p = SnakeParams { channels: alpha.len() as u32, ..Default::default() };
+        GpuSnake {
+            channels: alpha.len(),
+            alpha: gpu.storage_from(label, alpha),
+            params: gpu.uniform_from(label, &p),
+            pipeline: gpu.pipeline(PipelineKey { kernel: KernelId::Snake, flags: 0 }),
+        }
+    }
+
+    /// Records `y = snake(x)` over `[channels, t]` (`step` holds `n_tokens = t`); `y` must not alias `x`.
+    pub fn record(
+        &self,
+        gpu: &Gpu,
+        rec: &mut Recorder,
+        step: &wgpu::Buffer,
+        t: usize,
+        x: &wgpu::Buffer,
+        y: &wgpu::Buffer,
+    ) {
+        let entries = [
+            self.params.as_entire_binding(),
+            step.as_entire_binding(),
+            x.as_entire_binding(),
+            self.alpha.as_entire_binding(),
+            y.as_entire_binding(),
+        ];
+        rec.push(gpu, &self.pipeline, &entries, (t.div_ceil(256) as u32, self.channels as u32));
     }
 }
 

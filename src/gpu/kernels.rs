@@ -44,6 +44,7 @@ pub enum KernelId {
     ArgmaxBlocks,
     ArgmaxReduce,
     GatedDeltaChunked,
+    Snake,
 }
 
 /// Where a kernel's code lives and which uniform layout it declares.
@@ -149,6 +150,7 @@ impl KernelId {
         KernelId::ArgmaxBlocks,
         KernelId::ArgmaxReduce,
         KernelId::GatedDeltaChunked,
+        KernelId::Snake,
     ];
 
     pub fn source(self) -> KernelSource {
@@ -193,6 +195,7 @@ impl KernelId {
             KernelId::ArgmaxBlocks => src!("argmax.wgsl", "argmax_blocks", ArgmaxParams),
             KernelId::ArgmaxReduce => src!("argmax.wgsl", "argmax_reduce", ArgmaxParams),
             KernelId::GatedDeltaChunked => src!("gated_delta_chunked.wgsl", "gated_delta_chunked", DeltaParams),
+            KernelId::Snake => src!("snake.wgsl", "snake", SnakeParams),
         }
     }
 }

@@ -182,6 +182,11 @@ gpu_params!(ConvTranspose1dParams {
     pad0: u32,
 });
 
+gpu_params!(
+    /// `snake.wgsl`: channels of the [channels, time] tensor (time comes from `Step::n_tokens`).
+    SnakeParams { channels: u32, pad0: u32, pad1: u32, pad2: u32 }
+);
+
 /// Flag bits of `conv1d.wgsl` and `conv_transpose1d.wgsl` (the latter knows BIAS and PRE_LRELU).
 pub mod conv1d {
     pub const BIAS: u32 = 1;

@@ -1,9 +1,11 @@
 //! Model families. Each folder mirrors one transformers architecture family:
 //! its config.json names, its weight names, and a graph builder.
 
+pub mod dac;
 pub mod decoder;
 pub mod lfm2;
 pub mod llama;
+pub mod outetts;
 pub mod piper;
 pub mod qwen3_5;
 pub mod rope;

@@ -127,6 +127,19 @@ pub fn conv_transpose1d(
     y
 }
 
+/// Snake activation over `[channels, t]` (DAC): `x + 1/(alpha + 1e-9) * sin(alpha * x)^2`, alpha per channel.
+pub fn snake(x: &[f32], t: usize, alpha: &[f32]) -> Vec<f32> {
+    assert_eq!(x.len(), alpha.len() * t, "snake input");
+    x.iter()
+        .enumerate()
+        .map(|(i, &v)| {
+            let a = alpha[i / t.max(1)];
+            let s = (a * v).sin();
+            v + s * s / (a + 1e-9)
+        })
+        .collect()
+}
+
 pub fn leaky_relu(v: f32, slope: f32) -> f32 {
     if v >= 0.0 {
         v

@@ -45,3 +45,32 @@ pub fn load_text_model(
 fn is_gguf(source: &str) -> bool {
     Path::new(source).extension().is_some_and(|e| e.eq_ignore_ascii_case("gguf"))
 }
+
+/// Loads a text-to-speech voice: a Piper folder, or an OuteTTS backbone + DAC codec (each a folder
+/// or a Hugging Face repo id) + optional speaker profile.
+pub fn load_voice(
+    gpu: Arc<Gpu>,
+    spec: &crate::config::VoiceSpec,
+    hub: &HubOptions,
+    max_context: usize,
+) -> Result<super::speech::Voice, LoadError> {
+    use super::speech::Voice;
+    match spec.kind {
+        crate::config::VoiceKind::Piper => Ok(Voice::Piper(crate::models::piper::PiperVoice::load(gpu, &spec.path())?)),
+        crate::config::VoiceKind::Outetts => {
+            let backbone = resolve_model(&spec.path().to_string_lossy(), hub)?;
+            let codec = spec
+                .codec_spec()
+                .ok_or_else(|| crate::models::ModelError::Unsupported("an OuteTTS voice without `codec`".into()))?;
+            let codec = resolve_model(&codec, hub)?;
+            let format = match spec.format {
+                crate::config::WeightKind::F32 => crate::weights::WeightFormat::F32,
+                crate::config::WeightKind::Int4 => crate::weights::WeightFormat::Int4 { group: 32 },
+            };
+            let opts = LoadOptions { format, max_context, ..Default::default() };
+            let tts =
+                crate::models::outetts::OuteTts::load(&gpu, &backbone, &codec, spec.speaker_path().as_deref(), opts)?;
+            Ok(Voice::OuteTts(Box::new(tts)))
+        }
+    }
+}

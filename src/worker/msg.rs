@@ -73,10 +73,32 @@ pub enum WorkerMsg {
 pub struct ValidSpeech {
     /// Index into the worker's voice list.
     pub voice: usize,
-    pub sentences: Vec<Vec<i64>>,
+    pub sentences: SpeechInput,
     pub params: SynthParams,
     pub events: UnboundedSender<SpeechEvent>,
     pub received: Instant,
+}
+
+/// The sentences of a speech job, in what the voice's family reads.
+#[derive(Debug)]
+pub enum SpeechInput {
+    /// Piper: phoneme ids per sentence.
+    Phonemes(Vec<Vec<i64>>),
+    /// OuteTTS: normalized text per sentence (the backbone tokenizes it).
+    Text(Vec<String>),
+}
+
+impl SpeechInput {
+    pub fn len(&self) -> usize {
+        match self {
+            SpeechInput::Phonemes(s) => s.len(),
+            SpeechInput::Text(s) => s.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// What a speech job reports (its own type: text and audio share no event enum).

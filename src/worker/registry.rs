@@ -44,6 +44,8 @@ pub struct VoiceEntry {
     /// Index of the voice inside the worker.
     pub index: usize,
     pub sample_rate: u32,
+    /// Piper voices take phoneme ids (espeak at the edge); OuteTTS voices take the text itself.
+    pub kind: crate::config::VoiceKind,
     pub espeak_voice: String,
     pub phoneme_id_map: Arc<std::collections::HashMap<String, Vec<i64>>>,
     pub defaults: crate::models::piper::InferenceConfig,

@@ -17,7 +17,7 @@ use super::metrics::Metrics;
 use super::msg::{SeqEvent, WorkerError, WorkerMsg};
 use super::registry::{chat_template_for, unix_now, LoadFailure, ModelEntry, Registry, SpeechEntry};
 use super::scheduler::Scheduler;
-use super::speech::SpeechQueue;
+use super::speech::{SpeechQueue, Voice};
 use crate::config::ServeConfig;
 use crate::gpu::{Gpu, GpuOptions};
 
@@ -53,16 +53,23 @@ fn load_voices(
             continue;
         };
         let t0 = std::time::Instant::now();
-        match crate::models::piper::PiperVoice::load(gpu, &spec.path()) {
+        match super::load::load_voice(gpu, spec, &cfg.hub, cfg.limits.max_context) {
             Ok(v) => {
                 tracing::info!(voice = %spec.name, rate = v.sample_rate(), "voice loaded in {:.1}s", t0.elapsed().as_secs_f64());
+                let (espeak_voice, phoneme_id_map, defaults) = match &v {
+                    Voice::Piper(p) => {
+                        (p.config.espeak.voice.clone(), Arc::new(p.config.phoneme_id_map.clone()), p.config.inference)
+                    }
+                    Voice::OuteTts(_) => (String::new(), Arc::default(), Default::default()),
+                };
                 registry.voices.push(super::registry::VoiceEntry {
                     name: spec.name.clone(),
                     index: voices.len(),
                     sample_rate: v.sample_rate(),
-                    espeak_voice: v.config.espeak.voice.clone(),
-                    phoneme_id_map: Arc::new(v.config.phoneme_id_map.clone()),
-                    defaults: v.config.inference,
+                    kind: spec.kind,
+                    espeak_voice,
+                    phoneme_id_map,
+                    defaults,
                 });
                 voices.push((spec.name.clone(), v));
             }

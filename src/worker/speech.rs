@@ -8,9 +8,42 @@ use std::sync::Arc;
 use prometheus::{CounterVec, HistogramOpts, HistogramVec, IntCounterVec, Opts};
 
 use super::handle::QueueCounter;
-use super::msg::{SpeechEvent, ValidSpeech, WorkerError};
+use super::msg::{SpeechEvent, SpeechInput, ValidSpeech, WorkerError};
 use super::Metrics;
+use crate::models::outetts::{CodeSampling, OuteTts};
 use crate::models::piper::{PiperVoice, SynthParams};
+use crate::models::ModelError;
+
+/// A loaded voice of either family.
+pub enum Voice {
+    Piper(PiperVoice),
+    OuteTts(Box<OuteTts>),
+}
+
+impl Voice {
+    pub fn sample_rate(&self) -> u32 {
+        match self {
+            Voice::Piper(v) => v.sample_rate(),
+            Voice::OuteTts(v) => v.sample_rate(),
+        }
+    }
+
+    /// Audio of sentence `i` of `input`; the seed is per sentence so a sentence sounds the same
+    /// wherever it falls.
+    /// An OuteTTS sentence is hundreds of decode steps: it stops early once `events` is closed.
+    fn sentence(&mut self, req: &ValidSpeech, i: usize) -> Result<Vec<f32>, ModelError> {
+        let (p, events) = (req.params, &req.events);
+        let seed = p.seed.wrapping_add(i as u64);
+        match (self, &req.sentences) {
+            (Voice::Piper(v), SpeechInput::Phonemes(s)) => Ok(v.synthesize(&s[i], SynthParams { seed, ..p })?.audio),
+            (Voice::OuteTts(v), SpeechInput::Text(s)) => {
+                let sampling = CodeSampling { seed: Some(seed), ..Default::default() };
+                Ok(v.synthesize_until(&s[i], &sampling, &mut || !events.is_closed())?.audio)
+            }
+            _ => Err(ModelError::Unsupported("this input for this kind of voice".into())),
+        }
+    }
+}
 
 pub struct SpeechMetrics {
     pub jobs: IntCounterVec,
@@ -58,14 +91,14 @@ struct Job {
 }
 
 pub struct SpeechQueue {
-    voices: Vec<(String, PiperVoice)>,
+    voices: Vec<(String, Voice)>,
     jobs: VecDeque<Job>,
     queue: Arc<QueueCounter>,
     metrics: Arc<Metrics>,
 }
 
 impl SpeechQueue {
-    pub fn new(voices: Vec<(String, PiperVoice)>, queue: Arc<QueueCounter>, metrics: Arc<Metrics>) -> Self {
+    pub fn new(voices: Vec<(String, Voice)>, queue: Arc<QueueCounter>, metrics: Arc<Metrics>) -> Self {
         SpeechQueue { voices, jobs: VecDeque::new(), queue, metrics }
     }
 
@@ -89,7 +122,8 @@ impl SpeechQueue {
             job.started = true;
             self.queue.release(1);
         }
-        let (name, voice) = &self.voices[job.req.voice];
+        let (name, voice) = &mut self.voices[job.req.voice];
+        let name = &*name;
         let m = &self.metrics.speech;
         if job.req.events.is_closed() {
             m.jobs.with_label_values(&[name, "cancelled"]).inc();
@@ -99,9 +133,7 @@ impl SpeechQueue {
         }
         if job.next < job.req.sentences.len() {
             let i = job.next;
-            // Each sentence gets its own noise stream so a sentence sounds the same wherever it falls.
-            let p = SynthParams { seed: job.req.params.seed.wrapping_add(i as u64), ..job.req.params };
-            match voice.synthesize(&job.req.sentences[i], p) {
+            match voice.sentence(&job.req, i) {
                 Ok(out) => {
                     if i == 0 {
                         m.time_to_first_audio
@@ -109,12 +141,10 @@ impl SpeechQueue {
                             .observe(job.req.received.elapsed().as_secs_f64());
                     }
                     m.sentences.with_label_values(&[name]).inc();
-                    m.audio_seconds
-                        .with_label_values(&[name])
-                        .inc_by(out.audio.len() as f64 / voice.sample_rate() as f64);
-                    job.samples += out.audio.len();
+                    m.audio_seconds.with_label_values(&[name]).inc_by(out.len() as f64 / voice.sample_rate() as f64);
+                    job.samples += out.len();
                     job.next += 1;
-                    let _ = job.req.events.send(SpeechEvent::Audio { sentence: i, samples: out.audio });
+                    let _ = job.req.events.send(SpeechEvent::Audio { sentence: i, samples: out });
                 }
                 Err(e) => {
                     m.jobs.with_label_values(&[name, "error"]).inc();

@@ -1,8 +1,8 @@
 //! POST /v1/audio/speech: text in, audio out, streamed as sentences finish, either as
 //! chunked bytes of `response_format` (stream_format "audio", the default) or as SSE
 //! `speech.audio.delta` events with base64 audio then `speech.audio.done`.
-//! Text is split into sentences and phonemized here (espeak-ng, on a blocking thread);
-//! the GPU worker only sees phoneme ids. Dropping the response cancels the job.
+//! Text is split into sentences and, for Piper voices, phonemized here (espeak-ng, on a
+//! blocking thread); OuteTTS voices get the normalized sentences. Dropping the response cancels the job.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -15,6 +15,7 @@ use base64::Engine as _;
 use tokio::sync::mpsc;
 
 use crate::audio::{AudioFormat, StreamEncoder};
+use crate::config::VoiceKind;
 use crate::models::piper::SynthParams;
 use crate::server::api::speech::{SpeechRequest, SpeechStreamEvent, SpeechUsage};
 use crate::server::app::AppState;
@@ -22,7 +23,7 @@ use crate::server::error::ApiError;
 use crate::server::json::ApiJson;
 use crate::server::sse;
 use crate::speech::{espeak, phonemes, sentences};
-use crate::worker::msg::{SpeechEvent, ValidSpeech};
+use crate::worker::msg::{SpeechEvent, SpeechInput, ValidSpeech};
 use crate::worker::VoiceEntry;
 
 /// OpenAI's limit on `input`, in characters.
@@ -100,6 +101,21 @@ fn phonemize(input: &str, voice: &VoiceEntry) -> Result<(Vec<Vec<i64>>, usize), 
     Ok((out, n))
 }
 
+/// Sentences of text for voices that read text (OuteTTS), normalized as outetts does, and their
+/// character count (the usage's input tokens).
+fn text_sentences(input: &str) -> Result<(SpeechInput, usize), ApiError> {
+    let out: Vec<String> = sentences::split(input)
+        .iter()
+        .map(|s| crate::models::outetts::prompt::normalize_text(s))
+        .filter(|s| !s.is_empty())
+        .collect();
+    if out.is_empty() {
+        return Err(ApiError::invalid("input", "input has nothing to speak"));
+    }
+    let n = out.iter().map(|s| s.chars().count()).sum();
+    Ok((SpeechInput::Text(out), n))
+}
+
 pub async fn handle(
     State(state): State<Arc<AppState>>,
     ApiJson(req): ApiJson<SpeechRequest>,
@@ -112,12 +128,20 @@ pub async fn handle(
         let known: Vec<&str> = registry.voices.iter().map(|v| v.name.as_str()).collect();
         return Err(ApiError::invalid("voice", format!("unknown voice '{name}'; loaded voices: {}", known.join(", "))));
     };
-    let input = req.input.clone();
-    let reg = registry.clone();
-    let (ids, n_phonemes) = tokio::task::spawn_blocking(move || phonemize(&input, &reg.voices[vi]))
-        .await
-        .map_err(|e| ApiError::Internal(format!("phonemizer task: {e}")))??;
     let voice = &registry.voices[vi];
+    let (sentences, n_phonemes) = if voice.kind == VoiceKind::Outetts {
+        if c.speed != 1.0 {
+            return Err(ApiError::invalid("speed", "OuteTTS voices speak at their own pace; speed must be 1.0"));
+        }
+        text_sentences(&req.input)?
+    } else {
+        let input = req.input.clone();
+        let reg = registry.clone();
+        let (ids, n) = tokio::task::spawn_blocking(move || phonemize(&input, &reg.voices[vi]))
+            .await
+            .map_err(|e| ApiError::Internal(format!("phonemizer task: {e}")))??;
+        (SpeechInput::Phonemes(ids), n)
+    };
     let d = voice.defaults;
     let params = SynthParams {
         noise_scale: d.noise_scale,
@@ -126,7 +150,7 @@ pub async fn handle(
         seed: 0,
     };
     let (tx, rx) = mpsc::unbounded_channel();
-    state.worker.submit_speech(ValidSpeech { voice: voice.index, sentences: ids, params, events: tx, received })?;
+    state.worker.submit_speech(ValidSpeech { voice: voice.index, sentences, params, events: tx, received })?;
     let rate = voice.sample_rate;
     let encoder = StreamEncoder::new(c.format, rate);
     if c.sse {
