@@ -21,8 +21,10 @@ struct Step { n_tokens: u32, pos0: u32, kv_len: u32, pad0: u32 }
 @group(0) @binding(5) var<storage, read> cos_sin: array<vec2<f32>>;
 @group(0) @binding(6) var<storage, read> q_norm: array<f32>;
 @group(0) @binding(7) var<storage, read> k_norm: array<f32>;
-@group(0) @binding(8) var<storage, read_write> k_cache: array<f32>;
-@group(0) @binding(9) var<storage, read_write> v_cache: array<f32>;
+// The caches as vec4s (head_dim is a multiple of 4): a key or value row is
+// head_dim / 4 independent 16-byte loads.
+@group(0) @binding(8) var<storage, read_write> k_cache: array<vec4<f32>>;
+@group(0) @binding(9) var<storage, read_write> v_cache: array<vec4<f32>>;
 @group(0) @binding(10) var<storage, read_write> out: array<f32>;
 
 // reduce_max / reduce_sum (t, x) come from a prelude chosen per adapter:
@@ -38,12 +40,11 @@ var<workgroup> qs: array<f32, 256>;
 var<workgroup> ks: array<f32, 256>;
 var<workgroup> vs: array<f32, 256>;
 var<workgroup> tmp: array<f32, 256>;
-var<workgroup> probs: array<f32, 256>;
-// One tile of keys (then of values): TILE_F / head_dim positions, rows padded
-// to head_dim + 1 floats so the per-key dot products (thread = key) hit
-// distinct shared-memory banks.
-const TILE_F: u32 = 2048u;
-var<workgroup> kt: array<f32, 2304>;
+// Positions are taken CHUNK at a time: scores, then probabilities, of one chunk.
+const CHUNK: u32 = 1024u;
+var<workgroup> probs: array<f32, CHUNK>;
+// Per-thread partial outputs (vec4 column, key slice) combined at the end.
+var<workgroup> part: array<vec4<f32>, 256>;
 
 // tmp holds one head vector; optional RMSNorm with `is_q` choosing the weight,
 // then rope at `pos`; the result is returned for lane t (t < head_dim).
@@ -130,53 +131,85 @@ fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32) {
     }
     let cache_base = (slot * p.n_kv_heads + kvh) * p.max_seq * hd;
     if (h % (p.n_heads / p.n_kv_heads) == 0u && t < hd && pos < p.max_seq) {
-        k_cache[cache_base + pos * hd + t] = kv;
-        v_cache[cache_base + pos * hd + t] = vs[t];
+        k_cache[(cache_base + pos * hd + t) / 4u][t % 4u] = kv;
+        v_cache[(cache_base + pos * hd + t) / 4u][t % 4u] = vs[t];
     }
     workgroupBarrier();
-    // Keys and values of positions < pos stream through shared memory in tiles
-    // of TILE_F floats: the tile is contiguous in the cache, so all 256 threads
-    // load it coalesced and independently, and the per-key dot products then
-    // read shared memory instead of chasing strided global loads.
+    // Each chunk of positions in three phases, with no per-key barrier:
+    //   scores: thread t takes keys t, t + 256, ...: a dot product of head_dim / 4
+    //     independent vec4 loads (many loads in flight: the kernel is latency-bound,
+    //     with one workgroup per head);
+    //   softmax: one max and one sum over the workgroup, online across chunks;
+    //   values: thread t = (vec4 column c, key slice sl) accumulates its column over
+    //     the slice's keys (a key's row is read by consecutive threads: coalesced);
+    // then the slices' partial outputs are summed through workgroup memory.
+    // The new token (position pos) uses ks / vs directly: its cache row may be
+    // written by another workgroup of the kv group during this dispatch.
     let len = min(pos + 1u, p.max_seq);
-    let tile = min(TILE_F / hd, WG);
-    let hs = hd + 1u;
+    let hd4 = hd / 4u;
+    let slices = WG / hd4;
+    let c = t % hd4;
+    let sl = t / hd4;
+    let base4 = cache_base / 4u;
     var m = NEG;
     var l = 0.0;
-    var acc = 0.0;
-    for (var j0 = 0u; j0 < len; j0 += tile) {
-        let cnt = min(tile, len - j0);
-        for (var i = t; i < cnt * hd; i += WG) {
-            let j = j0 + i / hd;
-            let si = (i / hd) * hs + i % hd;
-            if (j == pos) { kt[si] = ks[i % hd]; } else { kt[si] = k_cache[cache_base + j0 * hd + i]; }
-        }
-        workgroupBarrier();
-        var s = NEG;
-        if (t < cnt) {
+    var acc = vec4<f32>(0.0);
+    for (var c0 = 0u; c0 < len; c0 += CHUNK) {
+        let cnt = min(CHUNK, len - c0);
+        var smax = NEG;
+        for (var jj = t; jj < cnt; jj += WG) {
+            let j = c0 + jj;
             var d = 0.0;
-            for (var i = 0u; i < hd; i++) { d += qs[i] * kt[t * hs + i]; }
-            s = d * p.scale;
+            if (j == pos) {
+                for (var i = 0u; i < hd; i++) { d += qs[i] * ks[i]; }
+            } else {
+                let row = base4 + j * hd4;
+                for (var i = 0u; i < hd4; i++) {
+                    let qv4 = vec4<f32>(qs[4u * i], qs[4u * i + 1u], qs[4u * i + 2u], qs[4u * i + 3u]);
+                    d += dot(qv4, k_cache[row + i]);
+                }
+            }
+            let sc = d * p.scale;
+            probs[jj] = sc;
+            smax = max(smax, sc);
         }
-        let m_new = max(m, reduce_max(t, s));
-        var pr = 0.0;
-        if (t < cnt) { pr = exp(s - m_new); }
-        probs[t] = pr;
+        let m_new = max(m, reduce_max(t, smax));
+        var psum = 0.0;
+        for (var jj = t; jj < cnt; jj += WG) {
+            let e = exp(probs[jj] - m_new);
+            probs[jj] = e;
+            psum += e;
+        }
         let alpha = exp(m - m_new);
-        l = l * alpha + reduce_sum(t, pr);
-        for (var i = t; i < cnt * hd; i += WG) {
-            let j = j0 + i / hd;
-            let si = (i / hd) * hs + i % hd;
-            if (j == pos) { kt[si] = vs[i % hd]; } else { kt[si] = v_cache[cache_base + j0 * hd + i]; }
-        }
-        workgroupBarrier();
-        if (t < hd) {
+        // reduce_sum's barriers also publish every thread's probabilities.
+        l = l * alpha + reduce_sum(t, psum);
+        if (sl < slices) {
             var a = acc * alpha;
-            for (var jj = 0u; jj < cnt; jj++) { a += probs[jj] * kt[jj * hs + t]; }
+            for (var jj = sl; jj < cnt; jj += slices) {
+                let j = c0 + jj;
+                var vv: vec4<f32>;
+                if (j == pos) {
+                    vv = vec4<f32>(vs[4u * c], vs[4u * c + 1u], vs[4u * c + 2u], vs[4u * c + 3u]);
+                } else {
+                    vv = v_cache[base4 + j * hd4 + c];
+                }
+                a += probs[jj] * vv;
+            }
             acc = a;
         }
         m = m_new;
         workgroupBarrier();
     }
-    if (t < hd) { out[qrow + h * hd + t] = acc / l; }
+    if (sl < slices) { part[t] = acc; } else { part[t] = vec4<f32>(0.0); }
+    workgroupBarrier();
+    if (t < hd4) {
+        var o = vec4<f32>(0.0);
+        for (var i = 0u; i < slices; i++) { o += part[i * hd4 + t]; }
+        o = o / l;
+        let ob = qrow + h * hd + 4u * t;
+        out[ob] = o.x;
+        out[ob + 1u] = o.y;
+        out[ob + 2u] = o.z;
+        out[ob + 3u] = o.w;
+    }
 }

@@ -104,10 +104,16 @@ fn fused_matvec_swiglu_and_residual_epilogues() {
 #[test]
 fn attention_decode_with_norms_rope_and_append() {
     let mut r = rng("attention_decode");
-    for (nh, nkv, hd, rot, qk_norm, interleaved, pos) in
-        [(4, 2, 16, 16, true, false, 0), (9, 3, 64, 64, false, false, 37), (6, 2, 32, 16, true, true, 300)]
-    {
-        let max_seq = 320;
+    // Positions past 1024 take the kernel's multi-chunk path (online softmax across chunks); head_dim
+    // 256 leaves 4 key slices per vec4 column, 16 leaves 64.
+    for (nh, nkv, hd, rot, qk_norm, interleaved, pos) in [
+        (4, 2, 16, 16, true, false, 0),
+        (9, 3, 64, 64, false, false, 37),
+        (6, 2, 32, 16, true, true, 300),
+        (4, 1, 128, 64, false, false, 1500),
+        (2, 1, 256, 64, true, false, 2100),
+    ] {
+        let max_seq = pos + 20;
         let (qw, kvw) = (nh * hd, nkv * hd);
         let table: Vec<[f32; 2]> = (0..max_seq)
             .flat_map(|p| {

@@ -338,7 +338,12 @@ pub fn select_one(graph: &Graph, index: usize, op: &Op, max_tokens: usize) -> Re
         }
         Op::AttentionDecode(ref a) | Op::AttentionRows { attn: ref a, .. } => {
             let s = a.attrs;
-            if s.head_dim > 256 || s.n_heads % s.n_kv_heads != 0 || a.rope.rotary_dim > s.head_dim {
+            // head_dim: at most the 256 threads, a multiple of 4 (the kernel reads cache rows as vec4s).
+            if s.head_dim > 256
+                || s.head_dim % 4 != 0
+                || s.n_heads % s.n_kv_heads != 0
+                || a.rope.rotary_dim > s.head_dim
+            {
                 return Err(err(format!(
                     "unsupported heads: {} q / {} kv, head_dim {}",
                     s.n_heads, s.n_kv_heads, s.head_dim
