@@ -39,6 +39,9 @@ pub enum KernelId {
     AttentionFull,
     Conv1d,
     ConvTranspose1d,
+    LogitStats,
+    MatmulBcast,
+    SoftmaxRows,
 }
 
 /// Where a kernel's code lives and which uniform layout it declares.
@@ -128,6 +131,9 @@ impl KernelId {
         KernelId::AttentionFull,
         KernelId::Conv1d,
         KernelId::ConvTranspose1d,
+        KernelId::LogitStats,
+        KernelId::MatmulBcast,
+        KernelId::SoftmaxRows,
     ];
 
     pub fn source(self) -> KernelSource {
@@ -165,6 +171,9 @@ impl KernelId {
             KernelId::AttentionFull => src!("attention_full.wgsl", "attention_full", AttentionFullParams),
             KernelId::Conv1d => src!("conv1d.wgsl", "conv1d", Conv1dParams),
             KernelId::ConvTranspose1d => src!("conv_transpose1d.wgsl", "conv_transpose1d", ConvTranspose1dParams),
+            KernelId::LogitStats => src!("logit_stats.wgsl", "logit_stats", LogitStatsParams),
+            KernelId::MatmulBcast => src!("matmul_bcast.wgsl", "matmul_bcast", MatmulStridedParams),
+            KernelId::SoftmaxRows => src!("softmax_rows.wgsl", "softmax_rows", EltwiseParams),
         }
     }
 }
