@@ -8,6 +8,8 @@ mod common;
 use std::time::Instant;
 
 use common::{gpu, randn, rng};
+use gerbil::gpu::params::MatmulParams;
+use gerbil::gpu::KernelId;
 use gerbil::nn::{AttnArgs, Conv1d, Mat, Recorder};
 
 fn timed(what: &str, reps: usize, mut f: impl FnMut(&mut Recorder)) {
@@ -43,7 +45,21 @@ fn encoder_op_timings() {
     let out_d = Mat::new(&g, "o", t, d);
     let out_ff = Mat::new(&g, "o", t, ff);
     let lnw = m(1, d, &mut r);
-    timed("matmul 1500x384 . 1152x384", 2, |rec| rec.linear(&x, &wqkv, None, &out_qkv));
+    // The tiled shared-memory kernel that GPUs use, for comparison with what `linear` picks here.
+    let tiled = |rec: &mut Recorder, x: &Mat, w: &Mat, out: &Mat| {
+        let p = MatmulParams { n: w.rows as u32, k: w.cols as u32, group: 0, flags: 0 };
+        let binds = [(2, &x.buf), (3, &w.buf), (4, &w.buf), (5, &out.buf)];
+        rec.dispatch(
+            KernelId::MatmulF32,
+            0,
+            &p,
+            x.rows,
+            &binds,
+            (w.rows.div_ceil(64) as u32, x.rows.div_ceil(32) as u32),
+        );
+    };
+    timed("matmul 1500x384 . 1152x384 (tiled)", 1, |rec| tiled(rec, &x, &wqkv, &out_qkv));
+    timed("matmul 1500x384 . 1152x384 (linear)", 1, |rec| rec.linear(&x, &wqkv, None, &out_qkv));
     timed("matmul 1500x384 . 1536x384 (fc1)", 2, |rec| rec.linear(&x, &w1, None, &out_ff));
     timed("matmul 1500x1536 . 384x1536 (fc2)", 2, |rec| rec.linear(&xf, &w2, None, &out_d));
     let a = AttnArgs {

@@ -22,6 +22,7 @@ fn asset(rel: &str) -> PathBuf {
 }
 
 #[test]
+#[ignore = "an encoder window costs minutes on lavapipe today (llvmpipe scalarises the matmul loads; docs/speech.md); run with --ignored"]
 fn beckett_through_the_rust_api() {
     let bytes = std::fs::read(asset("audio/beckett.wav")).unwrap();
     let audio = gerbil::audio::load_16k(bytes, Some("wav")).unwrap();
@@ -83,6 +84,7 @@ fn beckett_through_the_rust_api() {
 }
 
 #[test]
+#[ignore = "an encoder window costs minutes on lavapipe today (llvmpipe scalarises the matmul loads; docs/speech.md); run with --ignored"]
 fn beckett_through_the_cli() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_gerbil"))
         .args(["transcribe", "--bench", "--model"])
