@@ -293,14 +293,26 @@ fn whisper_gpu_selection_matches_the_cpu_filters() {
 }
 
 #[test]
-fn matmul_bcast_strided_batched_with_bias() {
-    let mut r = rng("matmul_bcast");
-    // (m, n, k, batch): row counts that are and are not multiples of 16, n past one 64-wide group.
-    for (m, n, k, batch) in [(16, 64, 8, 1), (37, 70, 33, 1), (5, 130, 64, 3)] {
-        // x rows padded to k + 3 with batches interleaved; w transposed-strided ([k, n] storage).
-        let (x_rs, x_bs) = (batch * (k + 3), k + 3);
-        let x = randn(&mut r, m * x_rs + 7);
-        let w = randn(&mut r, batch * k * n + 5);
+fn matmul_strided_bcast_and_block4() {
+    let mut r = rng("matmul_strided");
+    // (m, n, k, batch, aligned): unaligned layouts run matmul_bcast.wgsl, aligned ones
+    // (k, offsets and strides multiples of 4, w contiguous along k) matmul_block4.wgsl.
+    for (m, n, k, batch, aligned) in [
+        (16, 64, 8, 1, false),
+        (37, 70, 33, 1, false),
+        (5, 130, 64, 3, false),
+        (16, 64, 8, 1, true),
+        (37, 70, 36, 1, true),
+        (5, 130, 64, 3, true),
+    ] {
+        let pad = if aligned { 4 } else { 3 };
+        let (x_rs, x_bs) = (batch * (k + pad), k + pad);
+        let x_off = if aligned { 4 } else { 2 };
+        // w: [n, k] rows when aligned, transposed ([k, n]) otherwise.
+        let (w_ns, w_ks) = if aligned { (k, 1) } else { (1, n) };
+        let w_off = if aligned { 8 } else { 5 };
+        let x = randn(&mut r, x_off + m * x_rs + 7);
+        let w = randn(&mut r, w_off + batch * k * n + 5);
         let b = randn(&mut r, n);
         let (y_rs, y_bs) = (batch * n, n);
         let y = gpu().storage_from("y", &vec![f32::NAN; m * y_rs]);
@@ -309,12 +321,12 @@ fn matmul_bcast_strided_batched_with_bias() {
             n,
             k,
             batch,
-            x_off: 2,
+            x_off,
             x_rs,
             x_bs,
-            w_off: 5,
-            w_ns: 1,
-            w_ks: n,
+            w_off,
+            w_ns,
+            w_ks,
             w_bs: k * n,
             y_off: 0,
             y_rs,
@@ -331,13 +343,13 @@ fn matmul_bcast_strided_batched_with_bias() {
                 for j in 0..n {
                     let mut acc = 0f32;
                     for kk in 0..k {
-                        acc += x[2 + bb * x_bs + i * x_rs + kk] * w[5 + bb * k * n + j + kk * n];
+                        acc += x[x_off + bb * x_bs + i * x_rs + kk] * w[w_off + bb * k * n + j * w_ns + kk * w_ks];
                     }
                     want[bb * y_bs + i * y_rs + j] = acc * 0.5 + b[j];
                 }
             }
         }
-        assert_close("matmul_bcast", &got, &want, 1e-4, 1e-4);
+        assert_close(&format!("matmul_strided aligned={aligned}"), &got, &want, 1e-4, 1e-4);
     }
 }
 

@@ -42,6 +42,7 @@ pub enum KernelId {
     LogitStats,
     MatmulBcast,
     SoftmaxRows,
+    MatmulBlock4,
 }
 
 /// Where a kernel's code lives and which uniform layout it declares.
@@ -134,6 +135,7 @@ impl KernelId {
         KernelId::LogitStats,
         KernelId::MatmulBcast,
         KernelId::SoftmaxRows,
+        KernelId::MatmulBlock4,
     ];
 
     pub fn source(self) -> KernelSource {
@@ -174,6 +176,7 @@ impl KernelId {
             KernelId::LogitStats => src!("logit_stats.wgsl", "logit_stats", LogitStatsParams),
             KernelId::MatmulBcast => src!("matmul_bcast.wgsl", "matmul_bcast", MatmulStridedParams),
             KernelId::SoftmaxRows => src!("softmax_rows.wgsl", "softmax_rows", EltwiseParams),
+            KernelId::MatmulBlock4 => src!("matmul_block4.wgsl", "matmul_block4", MatmulStridedParams),
         }
     }
 }

@@ -195,7 +195,10 @@ impl Recorder {
             pad0: 0,
         };
         let binds = [(2, x), (3, w), (4, bias.unwrap_or(w)), (5, y)];
-        self.dispatch3(KernelId::MatmulBcast, &p, s.m, &binds, (ceil(s.n, 64), ceil(s.m, 16), s.batch as u32));
+        // vec4 loads need k, offsets and strides along x rows / w columns in multiples of 4, w contiguous along k.
+        let aligned = [s.k, s.x_off, s.x_rs, s.x_bs, s.w_off, s.w_ns, s.w_bs].iter().all(|v| v % 4 == 0) && s.w_ks == 1;
+        let kernel = if aligned { KernelId::MatmulBlock4 } else { KernelId::MatmulBcast };
+        self.dispatch3(kernel, &p, s.m, &binds, (ceil(s.n, 64), ceil(s.m, 16), s.batch as u32));
     }
 
     /// In-place softmax over the rows of `x`.
