@@ -5,8 +5,12 @@
 mod common;
 
 use common::{assert_close, gpu, randn, rng};
-use gerbil::nn::{AttnArgs, Conv1d, Mat, Recorder};
+use gerbil::models::whisper::tokens::{choose, log_probs, LogitFilter, Specials};
+use gerbil::nn::{
+    logit_stats_cpu, mask_bits, AttnArgs, Conv1d, LogitRules, LogitStats, Mat, Recorder, Strided, EMPTY, STATS_WORDS,
+};
 use gerbil::reference::{self, speech};
+use rand::Rng;
 
 fn poisoned(rows: usize, cols: usize) -> Mat {
     Mat::from_data(&gpu(), "out", &vec![f32::NAN; rows * cols], cols)
@@ -130,4 +134,266 @@ fn copy_rows_into_a_cache() {
     rec.submit();
     let got = cache.read(&gpu()).unwrap();
     assert_eq!(&got[32..56], &src[..]);
+}
+
+fn stats_close(what: &str, got: &LogitStats, want: &LogitStats) {
+    let near = |a: f32, b: f32| a == b || (a - b).abs() <= 1e-4 * (1.0 + b.abs());
+    for g in 0..2 {
+        assert_eq!(got.arg[g], want.arg[g], "{what}: argmax of group {g}: {got:?} vs {want:?}");
+        assert_eq!(got.max[g], want.max[g], "{what}: max of group {g}");
+        assert!(near(got.lse[g], want.lse[g]), "{what}: lse of group {g}: {got:?} vs {want:?}");
+        assert_eq!(got.garg[g], want.garg[g], "{what}: Gumbel pick of group {g}: {got:?} vs {want:?}");
+        assert!(near(got.gumbel[g], want.gumbel[g]), "{what}: Gumbel value of group {g}");
+        assert_eq!(got.glogit[g], want.glogit[g], "{what}: logit of the Gumbel pick of group {g}");
+    }
+    assert_eq!(got.probe, want.probe, "{what}: probe");
+}
+
+/// Runs `logit_stats` for each (row, rules) of `logits` [rows, vocab] on the adapter.
+fn gpu_stats(logits: &[f32], vocab: usize, masks: &[u32], rules: &[(usize, LogitRules)]) -> Vec<LogitStats> {
+    let g = gpu();
+    let lm = up(logits, vocab);
+    let mb = g.storage_from("masks", masks);
+    let out = g.storage_from("stats", &vec![0x7fc0_0000u32; rules.len() * STATS_WORDS]);
+    let mut rec = Recorder::new(&g);
+    for (slot, (row, r)) in rules.iter().enumerate() {
+        rec.logit_stats(&lm, *row, &mb, vocab.div_ceil(32), r, &out, slot);
+    }
+    rec.submit();
+    let words = g.read_u32(&out, rules.len() * STATS_WORDS).unwrap();
+    words.chunks_exact(STATS_WORDS).map(LogitStats::from_words).collect()
+}
+
+#[test]
+fn logit_stats_masks_groups_and_gumbel_sampling() {
+    let mut r = rng("logit_stats");
+    for vocab in [300usize, 5000, 51864] {
+        let rows = 2;
+        let logits: Vec<f32> = randn(&mut r, rows * vocab).iter().map(|v| v * 8.0).collect();
+        let words = vocab.div_ceil(32);
+        let pick = |r: &mut rand::rngs::StdRng, n: usize| -> Vec<u32> {
+            (0..n).map(|_| r.random_range(0..vocab as u32)).collect()
+        };
+        let mut masks = mask_bits(vocab, &pick(&mut r, vocab / 10));
+        masks.extend(mask_bits(vocab, &pick(&mut r, vocab / 10)));
+        let split = (vocab * 3 / 4) as u32;
+        let v = vocab as u32;
+        let seed = r.random::<u32>();
+        let cases = [
+            (0, LogitRules::all(vocab, 7)),
+            (1, LogitRules { split, kill_end: 0, ts_lo: split, ts_hi: v, mask: true, ..Default::default() }),
+            (
+                1,
+                LogitRules {
+                    split,
+                    kill_end: split / 2,
+                    ts_lo: split + 9,
+                    ts_hi: split + 40,
+                    mask: true,
+                    begin: true,
+                    probe: v - 1,
+                    ..Default::default()
+                },
+            ),
+            (
+                0,
+                LogitRules {
+                    split,
+                    kill_end: split,
+                    ts_lo: v,
+                    ts_hi: v,
+                    sample: Some((0.7, seed)),
+                    ..Default::default()
+                },
+            ),
+            (
+                1,
+                LogitRules {
+                    split,
+                    ts_lo: split + 3,
+                    ts_hi: v,
+                    mask: true,
+                    sample: Some((1.0, seed ^ 1)),
+                    ..Default::default()
+                },
+            ),
+        ];
+        let got = gpu_stats(&logits, vocab, &masks, &cases);
+        for (i, ((row, rules), g)) in cases.iter().zip(&got).enumerate() {
+            let want = logit_stats_cpu(&logits[row * vocab..(row + 1) * vocab], &masks, words, rules);
+            stats_close(&format!("vocab {vocab} case {i}"), g, &want);
+        }
+        // An empty group reports the sentinel, not garbage.
+        assert_eq!((got[3].arg[0], got[3].max[0], got[3].lse[1]), (u32::MAX, EMPTY, EMPTY));
+    }
+}
+
+/// The GPU path (rules + logit_stats + choose) picks the same token with the
+/// same log-probability as the CPU filters (`LogitFilter::apply`, argmax,
+/// log-softmax) over random logits and random histories of text and timestamp tokens.
+#[test]
+fn whisper_gpu_selection_matches_the_cpu_filters() {
+    let mut r = rng("whisper_select");
+    let vocab = 1200usize;
+    let (eot, tb) = (700u32, 720u32);
+    let sp = Specials {
+        eot,
+        sot: eot + 1,
+        sot_prev: Some(eot + 2),
+        sot_lm: Some(eot + 3),
+        transcribe: None,
+        translate: None,
+        no_speech: Some(eot + 4),
+        no_timestamps: tb - 1,
+        ts_begin: tb,
+        languages: vec![],
+    };
+    let filter = LogitFilter {
+        sp,
+        suppress: vec![eot + 1, eot + 2, eot + 3, eot + 4, 5, 77, 300],
+        begin_suppress: vec![220, eot],
+        max_initial_timestamp: 50,
+        vocab,
+    };
+    let masks = filter.masks();
+    let mut cases = Vec::new();
+    let mut rows = Vec::new();
+    for case in 0..24 {
+        let n = case % 6;
+        let mut hist: Vec<u32> = Vec::new();
+        let mut ts = tb;
+        for _ in 0..n {
+            if r.random_bool(0.5) {
+                ts += r.random_range(0..20);
+                hist.push(ts.min(vocab as u32 - 1));
+            } else {
+                hist.push(r.random_range(0..eot));
+            }
+        }
+        let mut row: Vec<f32> = randn(&mut r, vocab).iter().map(|v| v * 6.0).collect();
+        // Every other case makes timestamps likely, so the forcing rule fires.
+        let boost = if case % 2 == 0 { 4.0 } else { 0.0 };
+        row[tb as usize..].iter_mut().for_each(|v| *v += boost);
+        cases.push(hist);
+        rows.push(row);
+    }
+    let flat: Vec<f32> = rows.concat();
+    let want: Vec<(usize, LogitRules)> = cases.iter().enumerate().map(|(i, h)| (i, filter.rules(h, None))).collect();
+    let got = gpu_stats(&flat, vocab, &masks, &want);
+    for ((hist, row), st) in cases.iter().zip(&rows).zip(&got) {
+        let mut cpu = row.clone();
+        filter.apply(&mut cpu, hist);
+        let top = cpu.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
+        let best = cpu.iter().position(|&v| v == top).unwrap() as u32;
+        let lp = log_probs(&cpu)[best as usize];
+        let (tok, glp) = choose(st, false);
+        assert_eq!(tok, best, "history {hist:?}");
+        assert!((glp - lp).abs() < 1e-4, "log-probability {glp} vs {lp} (history {hist:?})");
+    }
+}
+
+#[test]
+fn matmul_strided_bcast_and_block4() {
+    let mut r = rng("matmul_strided");
+    // (m, n, k, batch, aligned): unaligned layouts run matmul_bcast.wgsl, aligned ones
+    // (k, offsets and strides multiples of 4, w contiguous along k) matmul_block4.wgsl.
+    for (m, n, k, batch, aligned) in [
+        (16, 64, 8, 1, false),
+        (37, 70, 33, 1, false),
+        (5, 130, 64, 3, false),
+        (16, 64, 8, 1, true),
+        (37, 70, 36, 1, true),
+        (5, 130, 64, 3, true),
+    ] {
+        let pad = if aligned { 4 } else { 3 };
+        let (x_rs, x_bs) = (batch * (k + pad), k + pad);
+        let x_off = if aligned { 4 } else { 2 };
+        // w: [n, k] rows when aligned, transposed ([k, n]) otherwise.
+        let (w_ns, w_ks) = if aligned { (k, 1) } else { (1, n) };
+        let w_off = if aligned { 8 } else { 5 };
+        let x = randn(&mut r, x_off + m * x_rs + 7);
+        let w = randn(&mut r, w_off + batch * k * n + 5);
+        let b = randn(&mut r, n);
+        let (y_rs, y_bs) = (batch * n, n);
+        let y = gpu().storage_from("y", &vec![f32::NAN; m * y_rs]);
+        let s = Strided {
+            m,
+            n,
+            k,
+            batch,
+            x_off,
+            x_rs,
+            x_bs,
+            w_off,
+            w_ns,
+            w_ks,
+            w_bs: k * n,
+            y_off: 0,
+            y_rs,
+            y_bs,
+            scale: 0.5,
+        };
+        let mut rec = Recorder::new(&gpu());
+        rec.matmul_strided(&up(&x, 1).buf, &up(&w, 1).buf, Some(&up(&b, n).buf), &y, &s);
+        rec.submit();
+        let got = gpu().read_f32(&y, m * y_rs).unwrap();
+        let mut want = vec![0f32; m * y_rs];
+        for bb in 0..batch {
+            for i in 0..m {
+                for j in 0..n {
+                    let mut acc = 0f32;
+                    for kk in 0..k {
+                        acc += x[x_off + bb * x_bs + i * x_rs + kk] * w[w_off + bb * k * n + j * w_ns + kk * w_ks];
+                    }
+                    want[bb * y_bs + i * y_rs + j] = acc * 0.5 + b[j];
+                }
+            }
+        }
+        assert_close(&format!("matmul_strided aligned={aligned}"), &got, &want, 1e-4, 1e-4);
+    }
+}
+
+#[test]
+fn softmax_rows_and_matmul_attention() {
+    let mut r = rng("softmax_rows");
+    let (rows, width) = (5, 700);
+    let x: Vec<f32> = randn(&mut r, rows * width).iter().map(|v| v * 10.0).collect();
+    let m = up(&x, width);
+    let mut rec = Recorder::new(&gpu());
+    rec.softmax_rows(&m);
+    rec.submit();
+    let mut want = Vec::new();
+    for row in x.chunks(width) {
+        let mx = row.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
+        let e: Vec<f32> = row.iter().map(|v| (v - mx).exp()).collect();
+        let s: f32 = e.iter().sum();
+        want.extend(e.iter().map(|v| v / s));
+    }
+    assert_close("softmax_rows", &m.read(&gpu()).unwrap(), &want, 1e-6, 1e-4);
+
+    // Encoder-style attention through the scratch path (on CPU adapters: two
+    // strided matmuls and the softmax; elsewhere the fused kernel), with a
+    // scratch that holds two heads so the heads go in groups.
+    for (n_q, heads, hd) in [(40, 3, 64), (300, 2, 32)] {
+        let d = heads * hd;
+        let qkv = randn(&mut r, n_q * 3 * d);
+        let a = AttnArgs {
+            n_heads: heads,
+            head_dim: hd,
+            kv_len: n_q,
+            q_stride: 3 * d,
+            kv_stride: 3 * d,
+            k_off: d,
+            v_off: 2 * d,
+            causal_from: None,
+        };
+        let out = poisoned(n_q, d);
+        let scratch = poisoned(2 * n_q, n_q);
+        let qm = up(&qkv, 3 * d);
+        let mut rec = Recorder::new(&gpu());
+        rec.attention_scratch(&qm, &qm, &qm, a, &out, &scratch);
+        rec.submit();
+        let want = speech::attention(&qkv, &qkv, &qkv, n_q, heads, hd, n_q, 3 * d, 3 * d, d, 2 * d, None);
+        assert_close("attention_scratch", &out.read(&gpu()).unwrap(), &want, 2e-5, 1e-4);
+    }
 }

@@ -45,6 +45,10 @@ pub enum KernelId {
     ArgmaxReduce,
     GatedDeltaChunked,
     Snake,
+    LogitStats,
+    MatmulBcast,
+    SoftmaxRows,
+    MatmulBlock4,
 }
 
 /// Where a kernel's code lives and which uniform layout it declares.
@@ -151,6 +155,10 @@ impl KernelId {
         KernelId::ArgmaxReduce,
         KernelId::GatedDeltaChunked,
         KernelId::Snake,
+        KernelId::LogitStats,
+        KernelId::MatmulBcast,
+        KernelId::SoftmaxRows,
+        KernelId::MatmulBlock4,
     ];
 
     pub fn source(self) -> KernelSource {
@@ -196,6 +204,10 @@ impl KernelId {
             KernelId::ArgmaxReduce => src!("argmax.wgsl", "argmax_reduce", ArgmaxParams),
             KernelId::GatedDeltaChunked => src!("gated_delta_chunked.wgsl", "gated_delta_chunked", DeltaParams),
             KernelId::Snake => src!("snake.wgsl", "snake", SnakeParams),
+            KernelId::LogitStats => src!("logit_stats.wgsl", "logit_stats", LogitStatsParams),
+            KernelId::MatmulBcast => src!("matmul_bcast.wgsl", "matmul_bcast", MatmulStridedParams),
+            KernelId::SoftmaxRows => src!("softmax_rows.wgsl", "softmax_rows", EltwiseParams),
+            KernelId::MatmulBlock4 => src!("matmul_block4.wgsl", "matmul_block4", MatmulStridedParams),
         }
     }
 }

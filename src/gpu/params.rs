@@ -117,6 +117,44 @@ gpu_params!(Im2colParams {
     pad0: u32,
     pad1: u32
 });
+gpu_params!(
+    /// `logit_stats.wgsl` (see `nn::select`).
+    LogitStatsParams {
+        vocab: u32,
+        split: u32,
+        kill_end: u32,
+        ts_lo: u32,
+        ts_hi: u32,
+        mask_words: u32,
+        flags: u32,
+        inv_temp: f32,
+        seed: u32,
+        probe: u32,
+        row: u32,
+        slot: u32,
+    }
+);
+gpu_params!(
+    /// `matmul_bcast.wgsl` (see `nn::Strided`).
+    MatmulStridedParams {
+        m: u32,
+        n: u32,
+        k: u32,
+        flags: u32,
+        x_off: u32,
+        x_rs: u32,
+        x_bs: u32,
+        w_off: u32,
+        w_ns: u32,
+        w_ks: u32,
+        w_bs: u32,
+        y_off: u32,
+        y_rs: u32,
+        y_bs: u32,
+        scale: f32,
+        pad0: u32,
+    }
+);
 gpu_params!(AttentionFullParams {
     n_heads: u32,
     head_dim: u32,

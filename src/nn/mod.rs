@@ -8,6 +8,8 @@
 
 mod ops;
 mod recorder;
+mod select;
 
-pub use ops::{AttnArgs, Conv1d};
+pub use ops::{AttnArgs, Conv1d, Strided};
 pub use recorder::{Mat, Recorder};
+pub use select::{gumbel_uniform, logit_stats_cpu, mask_bits, LogitRules, LogitStats, EMPTY, STATS_WORDS};

@@ -24,6 +24,27 @@ impl Conv1d {
     }
 }
 
+/// A strided, batched matmul's geometry (element offsets and strides; see
+/// `shaders/matmul_bcast.wgsl`).
+#[derive(Debug, Clone, Copy)]
+pub struct Strided {
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub batch: usize,
+    pub x_off: usize,
+    pub x_rs: usize,
+    pub x_bs: usize,
+    pub w_off: usize,
+    pub w_ns: usize,
+    pub w_ks: usize,
+    pub w_bs: usize,
+    pub y_off: usize,
+    pub y_rs: usize,
+    pub y_bs: usize,
+    pub scale: f32,
+}
+
 /// Where queries, keys and values sit in their (possibly fused) row buffers.
 #[derive(Debug, Clone, Copy)]
 pub struct AttnArgs {
@@ -54,6 +75,25 @@ impl Recorder {
         let binds = [(2, &x.buf), (3, &w.buf), (4, bias_buf), (5, &out.buf)];
         if m <= 4 {
             self.dispatch(KernelId::MatvecF32, 0, &p, m, &binds, (ceil(n, 8), m as u32));
+        } else if self.cpu_adapter() {
+            let s = Strided {
+                m,
+                n,
+                k,
+                batch: 1,
+                x_off: 0,
+                x_rs: k,
+                x_bs: 0,
+                w_off: 0,
+                w_ns: k,
+                w_ks: 1,
+                w_bs: 0,
+                y_off: 0,
+                y_rs: n,
+                y_bs: 0,
+                scale: 1.0,
+            };
+            self.matmul_strided(&x.buf, &w.buf, bias.map(|b| &b.buf), &out.buf, &s);
         } else {
             self.dispatch(KernelId::MatmulF32, 0, &p, m, &binds, (ceil(n, 64), ceil(m, 32)));
         }
@@ -123,6 +163,105 @@ impl Recorder {
         let cols = Mat { buf: scratch.buf.clone(), rows: t_out, cols: conv.c_in * conv.kernel };
         self.im2col(x, conv, &cols);
         self.linear(&cols, w, bias, &out.with_rows(t_out));
+    }
+
+    /// `y = scale * x . w^T (+ bias)` over strided, batched views (see
+    /// `shaders/matmul_bcast.wgsl`); meant for CPU adapters.
+    pub fn matmul_strided(
+        &mut self,
+        x: &wgpu::Buffer,
+        w: &wgpu::Buffer,
+        bias: Option<&wgpu::Buffer>,
+        y: &wgpu::Buffer,
+        s: &Strided,
+    ) {
+        let u = |v: usize| v as u32;
+        let p = params::MatmulStridedParams {
+            m: u(s.m),
+            n: u(s.n),
+            k: u(s.k),
+            flags: if bias.is_some() { flags::BIAS } else { 0 },
+            x_off: u(s.x_off),
+            x_rs: u(s.x_rs),
+            x_bs: u(s.x_bs),
+            w_off: u(s.w_off),
+            w_ns: u(s.w_ns),
+            w_ks: u(s.w_ks),
+            w_bs: u(s.w_bs),
+            y_off: u(s.y_off),
+            y_rs: u(s.y_rs),
+            y_bs: u(s.y_bs),
+            scale: s.scale,
+            pad0: 0,
+        };
+        let binds = [(2, x), (3, w), (4, bias.unwrap_or(w)), (5, y)];
+        // vec4 loads need k, offsets and strides along x rows / w columns in multiples of 4, w contiguous along k.
+        let aligned = [s.k, s.x_off, s.x_rs, s.x_bs, s.w_off, s.w_ns, s.w_bs].iter().all(|v| v % 4 == 0) && s.w_ks == 1;
+        let kernel = if aligned { KernelId::MatmulBlock4 } else { KernelId::MatmulBcast };
+        self.dispatch3(kernel, &p, s.m, &binds, (ceil(s.n, 64), ceil(s.m, 16), s.batch as u32));
+    }
+
+    /// In-place softmax over the rows of `x`.
+    pub fn softmax_rows(&mut self, x: &Mat) {
+        let p = params::EltwiseParams { width: x.cols as u32, ..Default::default() };
+        self.dispatch(KernelId::SoftmaxRows, 0, &p, x.rows, &[(2, &x.buf)], (x.rows as u32, 1));
+    }
+
+    /// Non-causal attention through `scratch` (scores of as many heads at a
+    /// time as fit, [heads * rows, kv_len]): Q.K^T and P.V as strided matmuls
+    /// and a row softmax. On CPU adapters this is ~10x faster than the
+    /// one-workgroup-per-query kernel, which loads every key per query; on
+    /// GPUs (and for causal or few-row steps) [`Recorder::attention`] is used.
+    pub fn attention_scratch(&mut self, q: &Mat, k: &Mat, v: &Mat, a: AttnArgs, out: &Mat, scratch: &Mat) {
+        let rows = q.rows;
+        let per_head = rows * a.kv_len;
+        let fit = scratch.len() / per_head.max(1);
+        if !self.cpu_adapter() || a.causal_from.is_some() || rows <= 4 || fit == 0 {
+            return self.attention(q, k, v, a, out);
+        }
+        let (hd, d) = (a.head_dim, a.n_heads * a.head_dim);
+        let mut h0 = 0;
+        while h0 < a.n_heads {
+            let nh = fit.min(a.n_heads - h0);
+            let scores = Strided {
+                m: rows,
+                n: a.kv_len,
+                k: hd,
+                batch: nh,
+                x_off: h0 * hd,
+                x_rs: a.q_stride,
+                x_bs: hd,
+                w_off: a.k_off + h0 * hd,
+                w_ns: a.kv_stride,
+                w_ks: 1,
+                w_bs: hd,
+                y_off: 0,
+                y_rs: a.kv_len,
+                y_bs: per_head,
+                scale: 1.0 / (hd as f32).sqrt(),
+            };
+            self.matmul_strided(&q.buf, &k.buf, None, &scratch.buf, &scores);
+            self.softmax_rows(&Mat { buf: scratch.buf.clone(), rows: nh * rows, cols: a.kv_len });
+            let pv = Strided {
+                m: rows,
+                n: hd,
+                k: a.kv_len,
+                batch: nh,
+                x_off: 0,
+                x_rs: a.kv_len,
+                x_bs: per_head,
+                w_off: a.v_off + h0 * hd,
+                w_ns: 1,
+                w_ks: a.kv_stride,
+                w_bs: hd,
+                y_off: h0 * hd,
+                y_rs: d,
+                y_bs: hd,
+                scale: 1.0,
+            };
+            self.matmul_strided(&scratch.buf, &v.buf, None, &out.buf, &pv);
+            h0 += nh;
+        }
     }
 
     /// Multi-head attention of `q`'s rows (the step's queries) over `kv_len`

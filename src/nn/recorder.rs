@@ -51,6 +51,7 @@ enum Cmd {
         step: usize,
         binds: Vec<(u32, wgpu::Buffer)>,
         grid: (u32, u32),
+        z: u32,
     },
     Copy {
         src: wgpu::Buffer,
@@ -102,7 +103,27 @@ impl Recorder {
         let step = Step { n_tokens: n_tokens as u32, ..Default::default() };
         let step = self.push_uniform(bytemuck::bytes_of(&step)).0;
         let binds = binds.iter().map(|(i, b)| (*i, (*b).clone())).collect();
-        self.cmds.push(Cmd::Dispatch { key: PipelineKey { kernel, flags }, params, step, binds, grid });
+        self.cmds.push(Cmd::Dispatch { key: PipelineKey { kernel, flags }, params, step, binds, grid, z: 1 });
+    }
+
+    /// [`Recorder::dispatch`] with a 3-D grid (z: batch).
+    pub fn dispatch3<P: bytemuck::Pod>(
+        &mut self,
+        kernel: KernelId,
+        params: &P,
+        n_tokens: usize,
+        binds: &[(u32, &wgpu::Buffer)],
+        grid: (u32, u32, u32),
+    ) {
+        self.dispatch(kernel, 0, params, n_tokens, binds, (grid.0, grid.1));
+        if let Some(Cmd::Dispatch { z, .. }) = self.cmds.last_mut() {
+            *z = grid.2;
+        }
+    }
+
+    /// A software adapter (lavapipe): some ops pick kernels that suit SIMD-on-CPU execution.
+    pub fn cpu_adapter(&self) -> bool {
+        self.gpu.caps.device_type == "Cpu"
     }
 
     /// Records a buffer copy (between compute passes).
@@ -136,7 +157,7 @@ impl Recorder {
                 Cmd::Dispatch { .. } => {
                     let mut pass = enc
                         .begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("nn"), timestamp_writes: None });
-                    while let Some(Cmd::Dispatch { key, params, step, binds, grid }) = cmds.get(i) {
+                    while let Some(Cmd::Dispatch { key, params, step, binds, grid, z }) = cmds.get(i) {
                         let pipeline = gpu.pipeline(*key);
                         let layout = pipeline.get_bind_group_layout(0);
                         let uni = |off: usize, len: usize| {
@@ -160,7 +181,7 @@ impl Recorder {
                         });
                         pass.set_pipeline(&pipeline);
                         pass.set_bind_group(0, &bg, &[]);
-                        pass.dispatch_workgroups(grid.0, grid.1, 1);
+                        pass.dispatch_workgroups(grid.0, grid.1, *z);
                         i += 1;
                     }
                 }

@@ -9,7 +9,7 @@ use super::weights::{Linear, WhisperWeights};
 use crate::audio::mel::transpose;
 use crate::gpu::Gpu;
 use crate::models::ModelError;
-use crate::nn::{AttnArgs, Conv1d, Mat, Recorder};
+use crate::nn::{AttnArgs, Conv1d, LogitRules, LogitStats, Mat, Recorder, STATS_WORDS};
 use crate::weights::{Checkpoint, TensorSource};
 
 const LN_EPS: f32 = 1e-5;
@@ -79,6 +79,13 @@ impl Whisper {
         let ff = Mat::new(g, "enc ff", t, c.encoder_ffn_dim);
         let ffg = Mat::new(g, "enc ff gelu", t, c.encoder_ffn_dim);
         let hd = d / c.encoder_attention_heads;
+        // Attention scores for the matmul path on CPU adapters (at most 64 MiB: heads in groups).
+        let heads_fit = ((64 << 20) / (t * t * 4)).clamp(1, c.encoder_attention_heads);
+        let scores = if rec.cpu_adapter() {
+            Mat::new(g, "enc scores", heads_fit * t, t)
+        } else {
+            Mat::new(g, "enc scores", 1, 1)
+        };
         for l in &self.w.enc_layers {
             rec.layer_norm(&xa, &l.ln1.w, &l.ln1.b, LN_EPS, &xn);
             linear(&mut rec, &xn, &l.qkv, &qkv);
@@ -92,7 +99,7 @@ impl Whisper {
                 v_off: 2 * d,
                 causal_from: None,
             };
-            rec.attention(&qkv, &qkv, &qkv, a, &att);
+            rec.attention_scratch(&qkv, &qkv, &qkv, a, &att, &scores);
             linear(&mut rec, &att, &l.o, &tmp);
             rec.add(&xa, &tmp, &xb);
             rec.layer_norm(&xb, &l.ln2.w, &l.ln2.b, LN_EPS, &xn);
@@ -137,6 +144,7 @@ impl Whisper {
             ffg: Mat::new(g, "dec ff gelu", n, c.decoder_ffn_dim),
             rows: Mat::new(g, "dec rows", n, d),
             logits: Mat::new(g, "logits", n, c.vocab_size),
+            stats: g.storage("logit stats", (2 * STATS_WORDS * 4) as u64),
         }
     }
 }
@@ -160,6 +168,7 @@ pub struct Decoder<'a> {
     ffg: Mat,
     rows: Mat,
     logits: Mat,
+    stats: wgpu::Buffer,
 }
 
 impl Decoder<'_> {
@@ -175,6 +184,41 @@ impl Decoder<'_> {
     /// Feeds `tokens` at positions pos..pos + n and returns the logits of the
     /// step-relative rows `want` ([want.len(), vocab], row-major).
     pub fn step(&mut self, tokens: &[u32], want: &[usize]) -> Result<Vec<f32>, ModelError> {
+        let mut rec = Recorder::new(&self.m.gpu);
+        let logits = self.record(&mut rec, tokens, want)?;
+        rec.submit();
+        Ok(logits.read(&self.m.gpu)?)
+    }
+
+    /// Feeds `tokens` like [`Decoder::step`], but reads back only the
+    /// selection statistics of each wanted row under its rules
+    /// (`masks`: the always- and begin-masks, `mask_words` each): 64 bytes a
+    /// row instead of the vocabulary.
+    pub fn step_select(
+        &mut self,
+        tokens: &[u32],
+        want: &[(usize, LogitRules)],
+        masks: &wgpu::Buffer,
+        mask_words: usize,
+    ) -> Result<Vec<LogitStats>, ModelError> {
+        let g = self.m.gpu.clone();
+        let rows: Vec<usize> = want.iter().map(|w| w.0).collect();
+        let bytes = (want.len() * STATS_WORDS * 4) as u64;
+        if self.stats.size() < bytes {
+            self.stats = g.storage("logit stats", bytes);
+        }
+        let mut rec = Recorder::new(&g);
+        let logits = self.record(&mut rec, tokens, &rows)?;
+        for (i, (_, rules)) in want.iter().enumerate() {
+            rec.logit_stats(&logits, i, masks, mask_words, rules, &self.stats, i);
+        }
+        rec.submit();
+        let words = g.read_u32(&self.stats, want.len() * STATS_WORDS)?;
+        Ok(words.chunks_exact(STATS_WORDS).map(LogitStats::from_words).collect())
+    }
+
+    /// Records one decoder step into `rec`; returns the logits matrix of the wanted rows.
+    fn record(&mut self, rec: &mut Recorder, tokens: &[u32], want: &[usize]) -> Result<Mat, ModelError> {
         let (c, w, g) = (&self.m.cfg, &self.m.w, &self.m.gpu);
         let (d, n, pos0) = (c.d_model, tokens.len(), self.pos);
         if n == 0 || pos0 + n > c.max_target_positions {
@@ -203,10 +247,9 @@ impl Decoder<'_> {
         );
         let hd = d / c.decoder_attention_heads;
         let t_enc = c.max_source_positions;
-        let mut rec = Recorder::new(g);
         for (l, (lw, cache)) in w.dec_layers.iter().zip(&self.cache).enumerate() {
             rec.layer_norm(&xa, &lw.ln1.w, &lw.ln1.b, LN_EPS, &xn);
-            linear(&mut rec, &xn, &lw.qkv, &qkv);
+            linear(rec, &xn, &lw.qkv, &qkv);
             rec.copy_rows(&qkv, cache, pos0);
             let self_args = AttnArgs {
                 n_heads: c.decoder_attention_heads,
@@ -219,10 +262,10 @@ impl Decoder<'_> {
                 causal_from: Some(pos0),
             };
             rec.attention(&qkv, cache, cache, self_args, &att);
-            linear(&mut rec, &att, &lw.o, &tmp);
+            linear(rec, &att, &lw.o, &tmp);
             rec.add(&xa, &tmp, &xb);
             rec.layer_norm(&xb, &lw.ln_x.w, &lw.ln_x.b, LN_EPS, &xn);
-            linear(&mut rec, &xn, &lw.xq, &q);
+            linear(rec, &xn, &lw.xq, &q);
             let kv = &self.enc.cross_kv[l];
             let cross_args = AttnArgs {
                 n_heads: c.decoder_attention_heads,
@@ -235,12 +278,12 @@ impl Decoder<'_> {
                 causal_from: None,
             };
             rec.attention(&q, kv, kv, cross_args, &att);
-            linear(&mut rec, &att, &lw.xo, &tmp);
+            linear(rec, &att, &lw.xo, &tmp);
             rec.add(&xb, &tmp, &xa);
             rec.layer_norm(&xa, &lw.ln2.w, &lw.ln2.b, LN_EPS, &xn);
-            linear(&mut rec, &xn, &lw.fc1, &ff);
+            linear(rec, &xn, &lw.fc1, &ff);
             rec.gelu(&ff, &ffg);
-            linear(&mut rec, &ffg, &lw.fc2, &tmp);
+            linear(rec, &ffg, &lw.fc2, &tmp);
             rec.add(&xa, &tmp, &xb);
             // The layer's output is in xb; the next layer reads xa.
             rec.copy_rows(&xb, &self.xa, 0);
@@ -255,8 +298,7 @@ impl Decoder<'_> {
         let k = want.len();
         let logits = self.logits.with_rows(k);
         rec.linear(&self.rows.with_rows(k), &w.lm_head, None, &logits);
-        rec.submit();
         self.pos += n;
-        Ok(logits.read(g)?)
+        Ok(logits)
     }
 }

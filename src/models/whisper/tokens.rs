@@ -6,6 +6,7 @@
 use std::path::Path;
 
 use crate::models::{read_json, ModelError};
+use crate::nn::{mask_bits, LogitRules, LogitStats};
 
 #[derive(Debug, Clone)]
 pub struct Specials {
@@ -159,6 +160,74 @@ impl LogitFilter {
             logits[..tb].fill(ninf);
         }
     }
+}
+
+impl LogitFilter {
+    /// The same filters as [`LogitFilter::apply`] as GPU selection rules
+    /// (`nn::select`): group A is [0, ts_begin), group B the timestamps; the
+    /// masks are `suppress` + <|notimestamps|> and `begin_suppress`.
+    pub fn rules(&self, sampled: &[u32], sample: Option<(f32, u32)>) -> LogitRules {
+        let vocab = self.vocab as u32;
+        let (tb, eot) = (self.sp.ts_begin.min(vocab), self.sp.eot);
+        let mut r = LogitRules {
+            split: tb,
+            kill_end: 0,
+            ts_lo: tb,
+            ts_hi: vocab,
+            mask: true,
+            begin: sampled.is_empty(),
+            sample,
+            probe: 0,
+        };
+        let n = sampled.len();
+        let last_ts = n >= 1 && sampled[n - 1] >= tb;
+        let penult_ts = n < 2 || sampled[n - 2] >= tb;
+        if last_ts {
+            if penult_ts {
+                r.ts_lo = vocab; // a pair just closed: text (or end) next
+            } else {
+                r.kill_end = eot; // an open pair: a timestamp (or end) next
+            }
+        }
+        if let Some(&last) = sampled.iter().rev().find(|&&t| t >= tb) {
+            let upto = if last_ts && !penult_ts { last } else { last + 1 };
+            r.ts_lo = r.ts_lo.max(upto.min(vocab));
+        }
+        if n == 0 {
+            r.kill_end = tb;
+            r.ts_hi = (tb + self.max_initial_timestamp + 1).min(vocab);
+        }
+        r
+    }
+
+    /// The always- and begin-masks for [`LogitFilter::rules`], `vocab.div_ceil(32)` words each.
+    pub fn masks(&self) -> Vec<u32> {
+        let mut always = self.suppress.clone();
+        always.push(self.sp.no_timestamps);
+        let mut m = mask_bits(self.vocab, &always);
+        m.extend(mask_bits(self.vocab, &self.begin_suppress));
+        m
+    }
+}
+
+/// The token chosen from a row's statistics under the timestamp rules, and
+/// its log-probability: timestamps are forced when their total probability
+/// beats every text token (log-sum-exp of B > max of A); greedy takes the
+/// argmax, sampling the Gumbel-max pick, of what remains.
+pub fn choose(st: &LogitStats, sampled: bool) -> (u32, f64) {
+    let forced = st.lse[1] > st.max[0];
+    // (score, token, raw logit) per group.
+    let pick = |g: usize| {
+        if sampled {
+            (st.gumbel[g], st.garg[g], st.glogit[g])
+        } else {
+            (st.max[g], st.arg[g], st.max[g])
+        }
+    };
+    let (a, b) = (pick(0), pick(1));
+    let (_, token, logit) = if forced || b.0 > a.0 { b } else { a };
+    let total = if forced { st.lse[1] as f64 } else { st.lse_all() };
+    (token, logit as f64 - total)
 }
 
 /// Log-probabilities of a row (f64).

@@ -7,16 +7,18 @@
 use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Instant;
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 use super::model::{Decoder, Whisper};
-use super::tokens::{log_probs, GenerationConfig, LogitFilter, Specials};
+use super::tokens::{choose, GenerationConfig, LogitFilter, Specials};
 use crate::audio::mel::{LogMel, MelConfig};
 use crate::gpu::Gpu;
 use crate::models::speech::{compression_ratio, Segment, SpeechError, SpeechModel, TranscribeOptions, Transcript};
 use crate::models::ModelError;
+use crate::nn::LogitRules;
 
 const FALLBACK: [f32; 6] = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0];
 const COMPRESSION_LIMIT: f64 = 2.4;
@@ -25,6 +27,13 @@ const NO_SPEECH_LIMIT: f64 = 0.6;
 /// Seconds per timestamp token, and mel frames per timestamp token.
 const TS_SECONDS: f64 = 0.02;
 const FRAMES_PER_TS: usize = 2;
+/// A window's token budget: MIN_TOKENS + TOKENS_PER_SECOND per second of real
+/// audio in it (capped by Whisper's 224). Speech runs at ~3-5 tokens/s with
+/// timestamps, so this only cuts loops short, e.g. on a short tail window.
+const MIN_TOKENS: usize = 32;
+const TOKENS_PER_SECOND: f64 = 12.0;
+/// A final remainder shorter than this (in mel frames, 1 s) is not decoded as a window.
+const MIN_TAIL_FRAMES: usize = 100;
 
 pub struct WhisperTranscriber {
     pub model: Whisper,
@@ -32,6 +41,9 @@ pub struct WhisperTranscriber {
     mel: LogMel,
     filter: LogitFilter,
     multilingual: bool,
+    /// `filter.masks()` on the GPU.
+    masks: wgpu::Buffer,
+    mask_words: usize,
 }
 
 /// One decoded window.
@@ -80,7 +92,9 @@ impl WhisperTranscriber {
             max_initial_timestamp: gen.max_initial_timestamp_index.unwrap_or(50),
             vocab: model.cfg.vocab_size,
         };
-        Ok(WhisperTranscriber { model, tok, mel, filter, multilingual })
+        let mask_words = filter.vocab.div_ceil(32);
+        let masks = gpu.storage_from("whisper masks", &filter.masks());
+        Ok(WhisperTranscriber { model, tok, mel, filter, multilingual, masks, mask_words })
     }
 
     fn text_of(&self, tokens: &[u32]) -> Result<String, SpeechError> {
@@ -122,18 +136,19 @@ impl WhisperTranscriber {
         Ok(best.map_or(("en".into(), None), |(l, id)| (l.clone(), Some(*id))))
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn decode_window(
         &self,
         dec: &mut Decoder,
         prompt: &[u32],
         sot_seq: &[u32],
         temperature: f32,
+        max_tokens: usize,
         rng: &mut StdRng,
     ) -> Result<Window, SpeechError> {
         let sp = &self.filter.sp;
-        let vocab = self.model.cfg.vocab_size;
         let cap = dec.capacity();
-        let sample_len = cap / 2;
+        let sample_len = (cap / 2).min(max_tokens);
         dec.reset();
         let mut input = Vec::new();
         if let (Some(prev), false) = (sp.sot_prev, prompt.is_empty()) {
@@ -142,19 +157,22 @@ impl WhisperTranscriber {
         }
         let sot_index = input.len();
         input.extend_from_slice(sot_seq);
-        let both = dec.step(&input, &[sot_index, input.len() - 1])?;
-        let no_speech_prob = sp.no_speech.map_or(0.0, |ns| log_probs(&both[..vocab])[ns as usize].exp());
-        let mut row = both[vocab..].to_vec();
+        let sampling = temperature > 0.0;
+        let mut seed = || sampling.then(|| (temperature, rng.random::<u32>()));
+        let vocab = self.model.cfg.vocab_size;
+        // The start-of-transcript row, unfiltered: P(<|nospeech|>).
+        let sot_rules = LogitRules::all(vocab, sp.no_speech.unwrap_or(0));
         let mut tokens = Vec::new();
+        let first = self.filter.rules(&tokens, seed());
+        let both =
+            dec.step_select(&input, &[(sot_index, sot_rules), (input.len() - 1, first)], &self.masks, self.mask_words)?;
+        let no_speech_prob =
+            if sp.no_speech.is_some() { (both[0].probe as f64 - both[0].lse_all()).exp() } else { 0.0 };
+        let mut st = both[1];
         let mut sum_logprob = 0.0;
         loop {
-            self.filter.apply(&mut row, &tokens);
-            let next = if temperature <= 0.0 {
-                (0..vocab).max_by(|&a, &b| row[a].total_cmp(&row[b])).unwrap_or(0) as u32
-            } else {
-                sample(&row, temperature, rng)
-            };
-            sum_logprob += log_probs(&row)[next as usize];
+            let (next, logprob) = choose(&st, sampling);
+            sum_logprob += logprob;
             if next == sp.eot || tokens.len() + 1 >= sample_len || dec.pos >= cap {
                 if next != sp.eot {
                     tokens.push(next);
@@ -162,7 +180,8 @@ impl WhisperTranscriber {
                 break;
             }
             tokens.push(next);
-            row = dec.step(&[next], &[0])?;
+            let rules = self.filter.rules(&tokens, seed());
+            st = dec.step_select(&[next], &[(0, rules)], &self.masks, self.mask_words)?[0];
         }
         let text = self.text_of(&tokens)?;
         Ok(Window {
@@ -173,20 +192,6 @@ impl WhisperTranscriber {
             tokens,
         })
     }
-}
-
-/// Samples from softmax(logits / t).
-fn sample(logits: &[f32], t: f32, rng: &mut StdRng) -> u32 {
-    let scaled: Vec<f32> = logits.iter().map(|v| v / t).collect();
-    let p: Vec<f64> = log_probs(&scaled).into_iter().map(f64::exp).collect();
-    let mut u: f64 = rng.random_range(0.0..1.0);
-    for (i, pi) in p.iter().enumerate() {
-        if u < *pi {
-            return i as u32;
-        }
-        u -= pi;
-    }
-    p.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map_or(0, |(i, _)| i as u32)
 }
 
 impl SpeechModel for WhisperTranscriber {
@@ -216,6 +221,12 @@ impl SpeechModel for WhisperTranscriber {
             let enc = self.tok.encode(format!(" {p}"), false).map_err(|e| SpeechError::Tokenizer(e.to_string()))?;
             all_tokens.extend(enc.get_ids());
         }
+        if !self.multilingual {
+            // Refused before any GPU work.
+            if let Some(c) = opts.language.as_deref().filter(|c| !c.eq_ignore_ascii_case("en")) {
+                return Err(SpeechError::Language(c.into()));
+            }
+        }
         let mut prompt_since = 0;
         let mut segments: Vec<Segment> = Vec::new();
         let mut language: Option<(String, Option<u32>)> = None;
@@ -224,8 +235,14 @@ impl SpeechModel for WhisperTranscriber {
             let seg_frames = n_frames.min(content_frames - seek);
             let start = seek * hop;
             let end = (start + seg_frames * hop).min(audio.len());
+            let t_win = Instant::now();
             let feats = self.mel.window(&audio[start..end]);
+            let mel_s = t_win.elapsed().as_secs_f64();
             let enc = self.model.encode(&feats)?;
+            // Wait for the encoder so the timing log splits encoder from decoder.
+            let _ = self.model.gpu.device.poll(wgpu::PollType::wait_indefinitely());
+            let enc_s = t_win.elapsed().as_secs_f64() - mel_s;
+            tracing::debug!(seek, mel_ms = mel_s * 1e3, encoder_ms = enc_s * 1e3, "whisper window encoded");
             let mut dec = self.model.decoder(&enc);
             let (lang_code, lang_id) = match &language {
                 Some(l) => l.clone(),
@@ -239,16 +256,47 @@ impl SpeechModel for WhisperTranscriber {
             let sot_seq = self.sot_sequence(lang_id);
             let temps: &[f32] = if opts.temperature > 0.0 { &[opts.temperature] } else { &FALLBACK };
             let mut win = None;
+            let (t_dec, mut attempts, mut steps) = (Instant::now(), 0, 0);
+            let window_s = seg_frames as f64 * hop as f64 / sr as f64;
+            let max_tokens = MIN_TOKENS + (window_s * TOKENS_PER_SECOND) as usize;
             for &t in temps {
-                let w = self.decode_window(&mut dec, &all_tokens[prompt_since..], &sot_seq, t, &mut rng)?;
-                let silent = w.no_speech_prob > NO_SPEECH_LIMIT && w.avg_logprob < LOGPROB_LIMIT;
+                let prompt = &all_tokens[prompt_since..];
+                let w = self.decode_window(&mut dec, prompt, &sot_seq, t, max_tokens, &mut rng)?;
+                attempts += 1;
+                steps += w.tokens.len() + 1;
+                tracing::debug!(
+                    temperature = t,
+                    tokens = w.tokens.len(),
+                    elapsed_ms = t_dec.elapsed().as_secs_f64() * 1e3,
+                    avg_logprob = w.avg_logprob,
+                    compression_ratio = w.compression_ratio,
+                    no_speech_prob = w.no_speech_prob,
+                    "whisper decode attempt"
+                );
                 let failed = w.compression_ratio > COMPRESSION_LIMIT || w.avg_logprob < LOGPROB_LIMIT;
+                // OpenAI's rule: a window judged silent is not retried, whatever its text looked like.
+                let silent = w.no_speech_prob > NO_SPEECH_LIMIT;
                 win = Some(w);
                 if silent || !failed {
                     break;
                 }
             }
             let w = win.expect("at least one temperature");
+            let dec_s = t_dec.elapsed().as_secs_f64();
+            tracing::debug!(
+                seek,
+                window_s,
+                mel_ms = mel_s * 1e3,
+                encoder_ms = enc_s * 1e3,
+                decode_ms = dec_s * 1e3,
+                attempts,
+                steps,
+                ms_per_step = dec_s * 1e3 / steps.max(1) as f64,
+                temperature = w.temperature,
+                avg_logprob = w.avg_logprob,
+                no_speech_prob = w.no_speech_prob,
+                "whisper window"
+            );
             let time_offset = start as f64 / sr as f64;
             if w.no_speech_prob > NO_SPEECH_LIMIT && w.avg_logprob < LOGPROB_LIMIT {
                 seek += seg_frames; // silence: skip the window
@@ -286,6 +334,13 @@ impl SpeechModel for WhisperTranscriber {
                 }
                 pieces.push((time_offset, time_offset + dur, toks.clone()));
                 seek += seg_frames;
+            }
+            // The window saw the end of the audio and left less than MIN_TAIL
+            // after its last timestamp: that rest was heard and judged empty, so
+            // decoding it again as a window of its own (mostly padding) would only
+            // invite hallucinations and fallback retries.
+            if start / hop + seg_frames >= content_frames && content_frames.saturating_sub(seek) < MIN_TAIL_FRAMES {
+                seek = content_frames;
             }
             for (t0, t1, tokens) in pieces {
                 let text = self.text_of(&tokens)?;
