@@ -9,8 +9,9 @@ import soundfile
 from soundfile import _ffi, _snd
 
 RATE = 22050
-# Piper produces 22.05 kHz; Ogg Opus always decodes at 48 kHz.
-DECODED_RATE = {"mp3": RATE, "opus": 48000, "flac": RATE, "wav": RATE, "pcm": RATE}
+# Piper produces 22.05 kHz. Opus decodes at one of its own rates: libsndfile picks the
+# smallest one at or above OpusHead's input rate, 24 kHz here (libopus itself would give 48).
+DECODED_RATE = {"mp3": RATE, "opus": 24000, "flac": RATE, "wav": RATE, "pcm": RATE}
 CONTENT_TYPE = {
     "mp3": "audio/mpeg",
     "opus": "audio/ogg; codecs=opus",

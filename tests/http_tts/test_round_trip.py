@@ -49,6 +49,8 @@ def test_normalizer_and_wer_can_fail():
 
 
 def test_piper_speech_is_transcribed_by_whisper(client):
+    # Whisper's 30 s window costs minutes on lavapipe: give each transcription 30 minutes.
+    client = client.with_options(timeout=1800)
     errors = words = 0
     for i, sentence in enumerate(SENTENCES):
         # Alternate the SDK's two ways of reading the body; the audio is the same either way

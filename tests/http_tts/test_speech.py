@@ -21,7 +21,7 @@ from audio_util import CONTENT_TYPE, DECODED_RATE, RATE, check_audio, decode
 TEXT = "Hi. Yes."
 # One codec frame, in samples of the decoded rate: FLAC/WAV/PCM are sample-exact; an Ogg
 # Opus file records its exact length in the granule positions (one 20 ms frame allowed).
-FRAME = {"wav": 1, "pcm": 1, "flac": 1, "opus": 960}
+FRAME = {"wav": 1, "pcm": 1, "flac": 1, "opus": 0.020 * DECODED_RATE["opus"]}
 # MP3 cannot be streamed with LAME's gapless tag (it is written last, at the file's start),
 # so a decoder sees LAME's 576-sample encoder delay, its own 529-sample delay unless it
 # removes it, and up to two 576-sample frames of padding from the final flush.
@@ -43,19 +43,32 @@ FORMATS = ["pcm", "mp3", "opus", "flac", "wav"]
 @pytest.fixture(scope="module")
 def streamed(client):
     """Each format once, read as a stream: {fmt: (headers, [chunks])}. mp3 is asked for by
-    leaving response_format out (OpenAI's default). One synthesis per format: on lavapipe each
-    costs tens of seconds, so every format test below reads these."""
+    leaving response_format out (OpenAI's default); flac comes as SSE (its chunks are the
+    base64-decoded `speech.audio.delta` events, parsed by the SDK's SSE decoder). One synthesis
+    per format: on lavapipe each costs tens of seconds, so every format test below reads these."""
     out = {}
     for fmt in FORMATS:
         kw = {} if fmt == "mp3" else {"response_format": fmt}
+        if fmt == "flac":
+            kw["stream_format"] = "sse"
         with client.audio.speech.with_streaming_response.create(model="piper", voice="joe", input=TEXT, **kw) as r:
-            out[fmt] = (r.headers, [c for c in r.iter_bytes(chunk_size=None) if c])
+            if fmt == "flac":
+                assert r.headers["content-type"].startswith("text/event-stream")
+                events = [json.loads(e.data) for e in SSEDecoder().iter_bytes(r.iter_bytes()) if e.data]
+                assert events[-1]["type"] == "speech.audio.done"
+                assert all(e["type"] == "speech.audio.delta" for e in events[:-1])
+                u = events[-1]["usage"]
+                assert u["total_tokens"] == u["input_tokens"] + u["output_tokens"] and u["input_tokens"] > 0
+                chunks = [base64.b64decode(e["audio"]) for e in events[:-1]]
+                out[fmt] = ({"content-type": CONTENT_TYPE[fmt], "x-sample-rate": str(RATE)}, chunks, u)
+            else:
+                out[fmt] = (r.headers, [c for c in r.iter_bytes(chunk_size=None) if c], None)
     return out
 
 
 @pytest.fixture(scope="module")
 def reference_pcm(streamed):
-    headers, chunks = streamed["pcm"]
+    headers, chunks, _ = streamed["pcm"]
     assert headers["x-sample-rate"] == str(RATE)
     x, _ = decode("pcm", b"".join(chunks))
     check_audio(x, RATE, "pcm")
@@ -72,7 +85,7 @@ def test_voices_list(base_url):
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_every_format_streams_and_decodes_to_the_pcm_duration(streamed, reference_pcm, fmt):
-    headers, chunks = streamed[fmt]
+    headers, chunks, usage = streamed[fmt]
     assert headers["content-type"] == CONTENT_TYPE[fmt]
     assert headers["x-sample-rate"] == str(RATE)
     # Two sentences: the first sentence's bytes left before the second was synthesized.
@@ -88,10 +101,13 @@ def test_every_format_streams_and_decodes_to_the_pcm_duration(streamed, referenc
     if fmt in ("wav", "flac", "pcm"):
         # Lossless and the same seed: the very samples of the PCM response.
         assert np.array_equal(np.round(x * 32768), np.round(reference_pcm * 32768)), fmt
+    if usage is not None:
+        # SSE usage: output_tokens counts samples at the voice's rate.
+        assert usage["output_tokens"] == len(reference_pcm), usage
 
 
 def test_streamed_wav_plays_from_its_first_chunk(streamed, reference_pcm):
-    _, chunks = streamed["wav"]
+    _, chunks, _ = streamed["wav"]
     first = chunks[0]
     assert first[:4] == b"RIFF" and first[8:12] == b"WAVE"
     head = wav_samples(first)
@@ -106,26 +122,6 @@ def test_speed_changes_duration(client):
     fast = client.audio.speech.create(model="piper", voice="joe", input="Hi.", response_format="pcm", speed=2.0)
     # Durations are ceil(w * length_scale) per phoneme (at least one frame each), so not exactly 4x.
     assert len(slow.content) > 1.8 * len(fast.content)
-
-
-def test_sse_events(client):
-    fmt = "opus"
-    # The SDK sends stream_format and hands back the raw body; its own SSE decoder parses it.
-    with client.audio.speech.with_streaming_response.create(
-        model="piper", voice="joe", input=TEXT, response_format=fmt, stream_format="sse"
-    ) as r:
-        assert r.headers["content-type"].startswith("text/event-stream")
-        events = [json.loads(e.data) for e in SSEDecoder().iter_bytes(r.iter_bytes()) if e.data]
-    deltas = [e for e in events if e["type"] == "speech.audio.delta"]
-    assert len(deltas) >= 2, "one delta per sentence"
-    assert events[-1]["type"] == "speech.audio.done"
-    assert all(e["type"] == "speech.audio.delta" for e in events[:-1])
-    x, rate = decode(fmt, b"".join(base64.b64decode(d["audio"]) for d in deltas))
-    check_audio(x, rate, f"sse {fmt}")
-    u = events[-1]["usage"]
-    # output_tokens counts samples at the voice's rate; Opus decodes at 48 kHz.
-    assert abs(u["output_tokens"] - len(x) * RATE / rate) <= 1, (u, len(x))
-    assert u["total_tokens"] == u["input_tokens"] + u["output_tokens"]
 
 
 @pytest.mark.parametrize(
