@@ -10,15 +10,17 @@
 
 FROM rust:1.95-bookworm AS build
 WORKDIR /src
-# espeak-ng (text to speech phonemes) is linked into the binary.
-RUN apt-get update && apt-get install -y --no-install-recommends libespeak-ng-dev && rm -rf /var/lib/apt/lists/*
+# espeak-ng (text to speech phonemes) and libopus (response_format=opus) are linked into the binary;
+# LAME (mp3) is built from source by mp3lame-sys.
+RUN apt-get update && apt-get install -y --no-install-recommends libespeak-ng-dev libopus-dev pkg-config \
+ && rm -rf /var/lib/apt/lists/*
 COPY . .
 RUN cargo build --release --locked --bin gerbil
 
 FROM debian:bookworm-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends libvulkan1 mesa-vulkan-drivers ca-certificates curl \
-    libespeak-ng1 espeak-ng-data \
+    libespeak-ng1 espeak-ng-data libopus0 \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /src/target/release/gerbil /usr/local/bin/gerbil
 ENV NVIDIA_VISIBLE_DEVICES=all \

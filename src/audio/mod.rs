@@ -31,4 +31,4 @@ pub fn load_16k(bytes: Vec<u8>, ext: Option<&str>) -> Result<Vec<f32>, AudioErro
     let pcm = decode(bytes, ext)?;
     resample::resample(&pcm.samples, pcm.sample_rate, MODEL_RATE)
 }
-pub use encode::{AudioFormat, StreamEncoder};
+pub use encode::{AudioFormat, EncodeError, StreamEncoder};

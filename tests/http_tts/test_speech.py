@@ -1,7 +1,8 @@
-"""POST /v1/audio/speech through the official OpenAI SDK: every supported response_format
-decodes with a standard decoder (the stdlib `wave` module; raw s16le for pcm) to the same
-duration, the audio is neither silent nor clipped and has the voice's rate, SSE events
-parse, and bad input answers 400 naming the parameter."""
+"""POST /v1/audio/speech through the official OpenAI SDK: every response_format decodes
+with a standard decoder (libsndfile via `soundfile`; raw s16le for pcm) to the same duration
+as the PCM (within one codec frame), the audio is neither silent nor clipped and has the
+voice's rate, a streamed WAV decodes from its first chunk, SSE events parse with the SDK's
+SSE decoder, and bad input answers 400 naming the parameter."""
 
 import base64
 import io
@@ -12,10 +13,19 @@ import numpy as np
 import openai
 import pytest
 import requests
+from openai._streaming import SSEDecoder
+
+from audio_util import CONTENT_TYPE, DECODED_RATE, RATE, check_audio, decode
 
 # Short sentences: on software Vulkan (CI) a second of audio costs ~20 s of decoder time.
-TEXT = "Hi there. Yes."
-RATE = 22050
+TEXT = "Hi. Yes."
+# One codec frame, in samples of the decoded rate: FLAC/WAV/PCM are sample-exact; an Ogg
+# Opus file records its exact length in the granule positions (one 20 ms frame allowed).
+FRAME = {"wav": 1, "pcm": 1, "flac": 1, "opus": 0.020 * DECODED_RATE["opus"]}
+# MP3 cannot be streamed with LAME's gapless tag (it is written last, at the file's start),
+# so a decoder sees LAME's 576-sample encoder delay, its own 529-sample delay unless it
+# removes it, and up to two 576-sample frames of padding from the final flush.
+MP3_EXTRA = 576 + 529 + 2 * 576
 
 
 def wav_samples(data):
@@ -27,12 +37,42 @@ def wav_samples(data):
     return np.frombuffer(frames[: len(frames) // 2 * 2], dtype="<i2")
 
 
-def check_audio(s):
-    x = s.astype(np.float64) / 32768
-    assert len(x) > RATE // 5, f"only {len(x)} samples"
-    rms = np.sqrt((x**2).mean())
-    assert rms > 0.01, f"silent (rms {rms})"
-    assert (np.abs(x) > 0.999).mean() < 1e-3, "clipped"
+FORMATS = ["pcm", "mp3", "opus", "flac", "wav"]
+
+
+@pytest.fixture(scope="module")
+def streamed(client):
+    """Each format once, read as a stream: {fmt: (headers, [chunks])}. mp3 is asked for by
+    leaving response_format out (OpenAI's default); flac comes as SSE (its chunks are the
+    base64-decoded `speech.audio.delta` events, parsed by the SDK's SSE decoder). One synthesis
+    per format: on lavapipe each costs tens of seconds, so every format test below reads these."""
+    out = {}
+    for fmt in FORMATS:
+        kw = {} if fmt == "mp3" else {"response_format": fmt}
+        if fmt == "flac":
+            kw["stream_format"] = "sse"
+        with client.audio.speech.with_streaming_response.create(model="piper", voice="joe", input=TEXT, **kw) as r:
+            if fmt == "flac":
+                assert r.headers["content-type"].startswith("text/event-stream")
+                events = [json.loads(e.data) for e in SSEDecoder().iter_bytes(r.iter_bytes()) if e.data]
+                assert events[-1]["type"] == "speech.audio.done"
+                assert all(e["type"] == "speech.audio.delta" for e in events[:-1])
+                u = events[-1]["usage"]
+                assert u["total_tokens"] == u["input_tokens"] + u["output_tokens"] and u["input_tokens"] > 0
+                chunks = [base64.b64decode(e["audio"]) for e in events[:-1]]
+                out[fmt] = ({"content-type": CONTENT_TYPE[fmt], "x-sample-rate": str(RATE)}, chunks, u)
+            else:
+                out[fmt] = (r.headers, [c for c in r.iter_bytes(chunk_size=None) if c], None)
+    return out
+
+
+@pytest.fixture(scope="module")
+def reference_pcm(streamed):
+    headers, chunks, _ = streamed["pcm"]
+    assert headers["x-sample-rate"] == str(RATE)
+    x, _ = decode("pcm", b"".join(chunks))
+    check_audio(x, RATE, "pcm")
+    return x
 
 
 def test_voices_list(base_url):
@@ -40,29 +80,41 @@ def test_voices_list(base_url):
     assert r.status_code == 200
     v = r.json()["data"]
     assert [x["id"] for x in v] == ["joe"] and v[0]["sample_rate"] == RATE
+    assert v[0]["formats"] == ["mp3", "opus", "flac", "wav", "pcm"]
 
 
-def test_formats_decode_to_the_same_duration_and_wav_streams(client):
-    # The WAV is read as a stream: its first chunk must decode on its own.
-    with client.audio.speech.with_streaming_response.create(
-        model="piper", voice="joe", input=TEXT, response_format="wav"
-    ) as r:
-        assert r.headers["content-type"] == "audio/wav"
-        chunks = [c for c in r.iter_bytes(chunk_size=None) if c]
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_every_format_streams_and_decodes_to_the_pcm_duration(streamed, reference_pcm, fmt):
+    headers, chunks, usage = streamed[fmt]
+    assert headers["content-type"] == CONTENT_TYPE[fmt]
+    assert headers["x-sample-rate"] == str(RATE)
+    # Two sentences: the first sentence's bytes left before the second was synthesized.
+    assert len(chunks) >= 2, f"{fmt}: the body came in one piece"
+    x, rate = decode(fmt, b"".join(chunks))
+    assert rate == DECODED_RATE[fmt], f"{fmt}: decoded at {rate} Hz"
+    check_audio(x, rate, fmt)
+    want = len(reference_pcm) * rate / RATE
+    if fmt == "mp3":
+        assert want <= len(x) <= want + MP3_EXTRA, f"mp3: {len(x)} samples for {want}"
+    else:
+        assert abs(len(x) - want) <= FRAME[fmt], f"{fmt}: {len(x)} samples for {want:.1f}"
+    if fmt in ("wav", "flac", "pcm"):
+        # Lossless and the same seed: the very samples of the PCM response.
+        assert np.array_equal(np.round(x * 32768), np.round(reference_pcm * 32768)), fmt
+    if usage is not None:
+        # SSE usage: output_tokens counts samples at the voice's rate.
+        assert usage["output_tokens"] == len(reference_pcm), usage
+
+
+def test_streamed_wav_plays_from_its_first_chunk(streamed, reference_pcm):
+    _, chunks, _ = streamed["wav"]
     first = chunks[0]
     assert first[:4] == b"RIFF" and first[8:12] == b"WAVE"
     head = wav_samples(first)
     assert len(head) > 0
     w = wav_samples(b"".join(chunks))
-    check_audio(w)
     assert np.array_equal(w[: len(head)], head)
-    pcm_resp = client.audio.speech.with_raw_response.create(model="piper", voice="joe", input=TEXT, response_format="pcm")
-    assert pcm_resp.headers["x-sample-rate"] == str(RATE)
-    pcm = np.frombuffer(pcm_resp.content, dtype="<i2")
-    check_audio(pcm)
-    # Same seed, same text: the same samples, so the same duration to the frame.
-    assert abs(len(w) - len(pcm)) <= 1
-    assert np.array_equal(w[: len(pcm)], pcm[: len(w)])
+    assert np.array_equal(w, np.round(reference_pcm * 32768).astype("<i2"))
 
 
 def test_speed_changes_duration(client):
@@ -70,20 +122,6 @@ def test_speed_changes_duration(client):
     fast = client.audio.speech.create(model="piper", voice="joe", input="Hi.", response_format="pcm", speed=2.0)
     # Durations are ceil(w * length_scale) per phoneme (at least one frame each), so not exactly 4x.
     assert len(slow.content) > 1.8 * len(fast.content)
-
-
-def test_sse_events(base_url):
-    body = {"model": "piper", "voice": "joe", "input": TEXT, "response_format": "pcm", "stream_format": "sse"}
-    r = requests.post(base_url + "/v1/audio/speech", json=body, stream=True, headers={"Authorization": "Bearer unused"})
-    assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
-    events = [json.loads(line[6:]) for line in r.iter_lines(decode_unicode=True) if line.startswith("data: ")]
-    deltas = [e for e in events if e["type"] == "speech.audio.delta"]
-    assert len(deltas) >= 2, "one delta per sentence"
-    assert events[-1]["type"] == "speech.audio.done"
-    audio = np.frombuffer(b"".join(base64.b64decode(d["audio"]) for d in deltas), dtype="<i2")
-    check_audio(audio)
-    u = events[-1]["usage"]
-    assert u["output_tokens"] == len(audio) and u["total_tokens"] == u["input_tokens"] + u["output_tokens"]
 
 
 @pytest.mark.parametrize(

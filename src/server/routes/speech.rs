@@ -14,6 +14,7 @@ use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
 use tokio::sync::mpsc;
 
+use crate::audio::encode::{EncodeError, SUPPORTED_NAMES};
 use crate::audio::{AudioFormat, StreamEncoder};
 use crate::config::VoiceKind;
 use crate::models::piper::SynthParams;
@@ -29,7 +30,7 @@ use crate::worker::VoiceEntry;
 /// OpenAI's limit on `input`, in characters.
 pub const MAX_INPUT_CHARS: usize = 4096;
 /// `response_format` values this server encodes.
-pub const FORMATS: &[&str] = &["wav", "pcm"];
+pub const FORMATS: &[&str] = SUPPORTED_NAMES;
 
 struct Checked {
     format: AudioFormat,
@@ -152,7 +153,7 @@ pub async fn handle(
     let (tx, rx) = mpsc::unbounded_channel();
     state.worker.submit_speech(ValidSpeech { voice: voice.index, sentences, params, events: tx, received })?;
     let rate = voice.sample_rate;
-    let encoder = StreamEncoder::new(c.format, rate);
+    let encoder = StreamEncoder::new(c.format, rate).map_err(|e| ApiError::Internal(e.to_string()))?;
     if c.sse {
         return Ok(sse_response(rx, encoder, n_phonemes));
     }
@@ -173,11 +174,19 @@ fn audio_stream(
     async_stream::stream! {
         while let Some(ev) = rx.recv().await {
             match ev {
-                SpeechEvent::Audio { samples, .. } => yield Ok(Bytes::from(enc.chunk(&samples))),
+                SpeechEvent::Audio { samples, .. } => match enc.chunk(&samples) {
+                    Ok(b) if b.is_empty() => {}
+                    Ok(b) => yield Ok(Bytes::from(b)),
+                    Err(e) => {
+                        yield Err(encode_failed(e));
+                        break;
+                    }
+                },
                 SpeechEvent::Done { .. } => {
-                    let tail = enc.finish();
-                    if !tail.is_empty() {
-                        yield Ok(Bytes::from(tail));
+                    match enc.finish() {
+                        Ok(tail) if tail.is_empty() => {}
+                        Ok(tail) => yield Ok(Bytes::from(tail)),
+                        Err(e) => yield Err(encode_failed(e)),
                     }
                     break;
                 }
@@ -191,18 +200,34 @@ fn audio_stream(
     }
 }
 
+/// An encoder failure after the 200 went out can only end the body early: log it and stop.
+fn encode_failed(e: EncodeError) -> std::io::Error {
+    tracing::error!("speech encoding failed mid-stream: {e}");
+    std::io::Error::other(e.to_string())
+}
+
 fn sse_response(mut rx: mpsc::UnboundedReceiver<SpeechEvent>, mut enc: StreamEncoder, n_phonemes: usize) -> Response {
     let b64 = base64::engine::general_purpose::STANDARD;
     let events = async_stream::stream! {
         while let Some(ev) = rx.recv().await {
             match ev {
-                SpeechEvent::Audio { samples, .. } => {
-                    yield sse::json(&SpeechStreamEvent::Delta { audio: b64.encode(enc.chunk(&samples)) });
-                }
+                SpeechEvent::Audio { samples, .. } => match enc.chunk(&samples) {
+                    // A codec still filling its first frame has nothing to send yet.
+                    Ok(b) if b.is_empty() => {}
+                    Ok(b) => yield sse::json(&SpeechStreamEvent::Delta { audio: b64.encode(b) }),
+                    Err(e) => {
+                        yield sse::error(&ApiError::Internal(e.to_string()));
+                        break;
+                    }
+                },
                 SpeechEvent::Done { samples, .. } => {
-                    let tail = enc.finish();
-                    if !tail.is_empty() {
-                        yield sse::json(&SpeechStreamEvent::Delta { audio: b64.encode(tail) });
+                    match enc.finish() {
+                        Ok(tail) if tail.is_empty() => {}
+                        Ok(tail) => yield sse::json(&SpeechStreamEvent::Delta { audio: b64.encode(tail) }),
+                        Err(e) => {
+                            yield sse::error(&ApiError::Internal(e.to_string()));
+                            break;
+                        }
                     }
                     // Usage in OpenAI's shape: input = phonemes, output = audio samples.
                     let usage = SpeechUsage { input_tokens: n_phonemes, output_tokens: samples, total_tokens: n_phonemes + samples };

@@ -1,0 +1,236 @@
+//! Every streaming `response_format` encoder against a standard decoder: a known signal is
+//! encoded (in one go and in uneven streamed chunks), decoded by symphonia (wav, flac, mp3)
+//! or by the Ogg reader + libopus (opus; symphonia 0.5 has no Opus decoder), and checked for
+//! duration (within one codec frame, or exactly where the container records the length) and
+//! for the signal itself (sample-exact for the lossless formats, correlation otherwise).
+
+use std::io::Cursor;
+
+use gerbil::audio::encode::{encode_all, AudioFormat, EncodeError, StreamEncoder};
+use symphonia::core::audio::SampleBuffer;
+use symphonia::core::codecs::DecoderOptions;
+use symphonia::core::errors::Error as SymError;
+use symphonia::core::formats::FormatOptions;
+use symphonia::core::io::MediaSourceStream;
+use symphonia::core::meta::MetadataOptions;
+use symphonia::core::probe::Hint;
+
+const RATE: u32 = 22050;
+/// MPEG-2 (LSF) Layer III frames, as at 22.05 kHz, hold 576 samples.
+const MP3_FRAME: usize = 576;
+/// LAME's encoder delay (576) plus the standard decoder's MDCT delay (528 + 1): where the
+/// input's first sample lands in a decode without the (unstreamable) LAME gapless tag.
+const MP3_DELAY: usize = 576 + 529;
+
+/// 1.37 s of a 440 Hz tone with a slow 3 Hz amplitude swell and a little 1.7 kHz overtone,
+/// an odd length so no codec frame boundary lines up with the end.
+fn signal(rate: u32) -> Vec<f32> {
+    let n = (rate as f64 * 1.37) as usize + 17;
+    (0..n)
+        .map(|i| {
+            let t = i as f32 / rate as f32;
+            let env = 0.35 + 0.25 * (2.0 * std::f32::consts::PI * 3.0 * t).sin();
+            env * (2.0 * std::f32::consts::PI * 440.0 * t).sin()
+                + 0.05 * (2.0 * std::f32::consts::PI * 1700.0 * t).sin()
+        })
+        .collect()
+}
+
+/// Strict symphonia decode: any error is a test failure. Returns (samples, rate).
+fn symphonia_decode(bytes: Vec<u8>, ext: &str) -> (Vec<f32>, u32) {
+    let mss = MediaSourceStream::new(Box::new(Cursor::new(bytes)), Default::default());
+    let mut hint = Hint::new();
+    hint.with_extension(ext);
+    let probed = symphonia::default::get_probe()
+        .format(&hint, mss, &FormatOptions::default(), &MetadataOptions::default())
+        .expect("probe");
+    let mut format = probed.format;
+    let track = format.default_track().expect("a track").clone();
+    assert_eq!(track.codec_params.channels.map(|c| c.count()), Some(1), "{ext}: mono");
+    let rate = track.codec_params.sample_rate.expect("rate");
+    let mut dec = symphonia::default::get_codecs().make(&track.codec_params, &DecoderOptions::default()).unwrap();
+    let mut out = Vec::new();
+    loop {
+        let packet = match format.next_packet() {
+            Ok(p) => p,
+            Err(SymError::IoError(e)) if e.kind() == std::io::ErrorKind::UnexpectedEof => break,
+            Err(e) => panic!("{ext}: reading packets: {e}"),
+        };
+        let buf = dec.decode(&packet).unwrap_or_else(|e| panic!("{ext}: decoding: {e}"));
+        let mut s = SampleBuffer::<f32>::new(buf.capacity() as u64, *buf.spec());
+        s.copy_interleaved_ref(buf);
+        out.extend_from_slice(s.samples());
+    }
+    (out, rate)
+}
+
+/// Ogg Opus per RFC 7845 with the ogg reader and libopus: OpusHead gives the pre-skip,
+/// the last page's granule position the end. Returns (48 kHz samples, input rate in the head).
+fn opus_decode(bytes: Vec<u8>) -> (Vec<f32>, u32) {
+    let mut r = ogg::PacketReader::new(Cursor::new(bytes));
+    let head = r.read_packet_expected().unwrap();
+    assert!(head.first_in_stream() && head.data.starts_with(b"OpusHead") && head.data.len() == 19);
+    assert_eq!(head.data[9], 1, "mono");
+    let pre_skip = u16::from_le_bytes([head.data[10], head.data[11]]) as usize;
+    let input_rate = u32::from_le_bytes(head.data[12..16].try_into().unwrap());
+    let tags = r.read_packet_expected().unwrap();
+    assert!(tags.data.starts_with(b"OpusTags"));
+    let mut dec = opus::Decoder::new(48_000, opus::Channels::Mono).unwrap();
+    let mut pcm = Vec::new();
+    let mut buf = vec![0f32; 5760];
+    let mut end = None;
+    while let Some(p) = r.read_packet().unwrap() {
+        assert!(end.is_none(), "packets after the end of stream");
+        let n = dec.decode_float(&p.data, &mut buf, false).unwrap();
+        pcm.extend_from_slice(&buf[..n]);
+        if p.last_in_stream() {
+            end = Some(p.absgp_page() as usize);
+        }
+    }
+    let end = end.expect("an end-of-stream page");
+    assert!(end <= pcm.len() && end >= pre_skip, "end granule {end} vs {} decoded", pcm.len());
+    (pcm[pre_skip..end].to_vec(), input_rate)
+}
+
+/// Normalized cross-correlation of `got[lag..]` with `want`, over want's length.
+fn correlation(got: &[f32], want: &[f32], lag: usize) -> f64 {
+    let n = want.len().min(got.len().saturating_sub(lag));
+    let (mut gw, mut gg, mut ww) = (0f64, 0f64, 0f64);
+    for i in 0..n {
+        let (g, w) = (got[lag + i] as f64, want[i] as f64);
+        gw += g * w;
+        gg += g * g;
+        ww += w * w;
+    }
+    gw / (gg * ww).sqrt().max(1e-12)
+}
+
+fn best_lag(got: &[f32], want: &[f32], max_lag: usize) -> (usize, f64) {
+    (0..=max_lag).map(|l| (l, correlation(got, want, l))).fold((0, f64::MIN), |a, b| if b.1 > a.1 { b } else { a })
+}
+
+/// Encodes in uneven chunks, as sentences arrive: (all bytes, first chunk's bytes).
+fn encode_streamed(format: AudioFormat, rate: u32, x: &[f32]) -> (Vec<u8>, Vec<u8>) {
+    let mut e = StreamEncoder::new(format, rate).unwrap();
+    let mut out = Vec::new();
+    let mut first = None;
+    let mut pos = 0;
+    for (i, size) in [5000usize, 7, 1, 3333, 9000, 400].iter().cycle().enumerate() {
+        if pos >= x.len() {
+            break;
+        }
+        let end = (pos + size).min(x.len());
+        let b = e.chunk(&x[pos..end]).unwrap();
+        if i == 0 {
+            first = Some(b.clone());
+        }
+        out.extend(b);
+        pos = end;
+    }
+    out.extend(e.finish().unwrap());
+    (out, first.unwrap())
+}
+
+fn quantized(x: &[f32]) -> Vec<f32> {
+    x.iter().map(|&s| gerbil::audio::encode::to_i16(s) as f32 / 32768.0).collect()
+}
+
+#[test]
+fn wav_and_flac_are_lossless_and_stream_byte_identically() {
+    let x = signal(RATE);
+    for (format, ext) in [(AudioFormat::Wav, "wav"), (AudioFormat::Flac, "flac")] {
+        let whole = encode_all(format, RATE, &x).unwrap();
+        let (streamed, first) = encode_streamed(format, RATE, &x);
+        assert_eq!(whole, streamed, "{ext}: streamed chunks differ from the one-shot encoding");
+        // The first chunk already carries the header and the audio of its 5000 samples
+        // (a whole 4096-sample FLAC frame), and decodes on its own.
+        let (head, rate) = symphonia_decode(first, ext);
+        assert_eq!(rate, RATE);
+        let expect_head = if format == AudioFormat::Wav { 5000 } else { 4096 };
+        assert_eq!(head.len(), expect_head, "{ext}: first chunk");
+        let (y, rate) = symphonia_decode(whole, ext);
+        assert_eq!(rate, RATE, "{ext}");
+        assert_eq!(y.len(), x.len(), "{ext}: duration");
+        assert_eq!(y, quantized(&x), "{ext}: not the 16-bit input");
+        println!("{ext}: {} samples, {} bytes", y.len(), streamed.len());
+    }
+    let pcm = encode_all(AudioFormat::Pcm, RATE, &x).unwrap();
+    assert_eq!(pcm.len(), 2 * x.len());
+}
+
+#[test]
+fn mp3_decodes_to_the_input_after_lames_delay() {
+    let x = signal(RATE);
+    let whole = encode_all(AudioFormat::Mp3, RATE, &x).unwrap();
+    let (streamed, first) = encode_streamed(AudioFormat::Mp3, RATE, &x);
+    // LAME buffers internally, so the chunking does not change a bit of the stream.
+    assert_eq!(whole, streamed, "mp3: streamed chunks differ from the one-shot encoding");
+    assert!(!first.is_empty(), "mp3: 5000 samples gave no frame yet");
+    let (y, rate) = symphonia_decode(whole.clone(), "mp3");
+    assert_eq!(rate, RATE);
+    // Find where the input starts in the decode: it must be LAME's documented delay.
+    let (lag, corr) = best_lag(&y, &x, 3000);
+    println!(
+        "mp3: {} bytes, {} samples decoded for {}, lag {lag}, correlation {corr:.4}",
+        whole.len(),
+        y.len(),
+        x.len()
+    );
+    assert!(lag.abs_diff(MP3_DELAY) <= 2, "mp3: the signal starts at {lag}, not LAME's {MP3_DELAY}");
+    assert!(corr > 0.98, "mp3: correlation {corr}");
+    // Duration: after the delay, the decode covers the whole input and the flush adds less
+    // than one frame of padding beyond the frame that completes the encoder's delay line.
+    let after = y.len() - lag;
+    assert!(after >= x.len(), "mp3: {after} samples after the delay < {} input", x.len());
+    assert!(after - x.len() < 2 * MP3_FRAME, "mp3: {} samples of padding", after - x.len());
+    let rms = |v: &[f32]| (v.iter().map(|s| (*s as f64).powi(2)).sum::<f64>() / v.len() as f64).sqrt();
+    let ratio = rms(&y[lag..lag + x.len()]) / rms(&x);
+    assert!((0.9..1.1).contains(&ratio), "mp3: level changed by {ratio}");
+}
+
+#[test]
+fn opus_in_ogg_decodes_to_the_exact_duration_at_48k() {
+    for rate in [RATE, 16_000, 48_000] {
+        let x = signal(rate);
+        let whole = encode_all(AudioFormat::Opus, rate, &x).unwrap();
+        let (streamed, first) = encode_streamed(AudioFormat::Opus, rate, &x);
+        assert!(first.starts_with(b"OggS"));
+        // Page boundaries follow the chunks, the packets do not.
+        let (y, head_rate) = opus_decode(whole.clone());
+        let (ys, _) = opus_decode(streamed.clone());
+        assert_eq!(y, ys, "opus@{rate}: streamed packets differ from the one-shot encoding");
+        assert_eq!(head_rate, rate, "OpusHead's input sample rate");
+        let want_len = (x.len() as u64 * 48_000).div_ceil(rate as u64) as usize;
+        // The granule positions record the length, so it is exact, not just within a frame.
+        assert_eq!(y.len(), want_len, "opus@{rate}: duration");
+        let x48 = gerbil::audio::resample::resample(&x, rate, 48_000).unwrap();
+        let (lag, corr) = best_lag(&y, &x48, 200);
+        println!(
+            "opus@{rate}: {} bytes ({} streamed), {} samples, lag {lag}, correlation {corr:.4}",
+            whole.len(),
+            streamed.len(),
+            y.len()
+        );
+        // The pre-skip is the encoder's lookahead, so the signal is aligned to the sample.
+        assert!(lag <= 1, "opus@{rate}: the signal starts {lag} samples late");
+        assert!(corr > 0.95, "opus@{rate}: correlation {corr}");
+    }
+}
+
+#[test]
+fn first_streamed_chunk_is_not_held_back() {
+    // A chunked response must put real bytes on the wire after the first sentence.
+    let x = signal(RATE);
+    for format in [AudioFormat::Wav, AudioFormat::Pcm, AudioFormat::Flac, AudioFormat::Mp3, AudioFormat::Opus] {
+        let mut e = StreamEncoder::new(format, RATE).unwrap();
+        let b = e.chunk(&x[..RATE as usize]).unwrap();
+        // One second of audio is at least 60% of a second of the codec's bitrate.
+        assert!(b.len() > 4000, "{format:?}: only {} bytes after one second", b.len());
+    }
+}
+
+#[test]
+fn aac_is_refused() {
+    assert!(matches!(StreamEncoder::new(AudioFormat::Aac, RATE), Err(EncodeError::Unsupported("aac"))));
+    assert!(!AudioFormat::Aac.supported());
+}
