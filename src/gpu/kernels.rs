@@ -39,6 +39,8 @@ pub enum KernelId {
     AttentionFull,
     Conv1d,
     ConvTranspose1d,
+    GroupNormStats,
+    GroupNormApply,
 }
 
 /// Where a kernel's code lives and which uniform layout it declares.
@@ -128,6 +130,8 @@ impl KernelId {
         KernelId::AttentionFull,
         KernelId::Conv1d,
         KernelId::ConvTranspose1d,
+        KernelId::GroupNormStats,
+        KernelId::GroupNormApply,
     ];
 
     pub fn source(self) -> KernelSource {
@@ -165,6 +169,8 @@ impl KernelId {
             KernelId::AttentionFull => src!("attention_full.wgsl", "attention_full", AttentionFullParams),
             KernelId::Conv1d => src!("conv1d.wgsl", "conv1d", Conv1dParams),
             KernelId::ConvTranspose1d => src!("conv_transpose1d.wgsl", "conv_transpose1d", ConvTranspose1dParams),
+            KernelId::GroupNormStats => src!("groupnorm.wgsl", "groupnorm_stats", GroupNormParams),
+            KernelId::GroupNormApply => src!("groupnorm.wgsl", "groupnorm_apply", GroupNormParams),
         }
     }
 }

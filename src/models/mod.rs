@@ -4,6 +4,7 @@
 pub mod decoder;
 pub mod lfm2;
 pub mod llama;
+pub mod moonshine;
 pub mod piper;
 pub mod qwen3_5;
 pub mod rope;

@@ -7,7 +7,9 @@
 //! tested against `reference::speech` in tests/kernels_speech.rs.
 
 mod ops;
+mod ops_extra;
 mod recorder;
 
 pub use ops::{AttnArgs, Conv1d};
+pub use ops_extra::RopeArgs;
 pub use recorder::{Mat, Recorder};
