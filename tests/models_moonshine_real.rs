@@ -27,6 +27,7 @@ fn beckett() -> Vec<f32> {
 }
 
 #[test]
+#[ignore = "measured 508 s per beckett.wav transcription on lavapipe with the 2 cores shared by parallel builds (load ~15): too slow for CI; run with --ignored"]
 fn beckett_through_the_rust_api() {
     let audio = beckett();
     let mut model = speech::load(&gpu(), &asset("moonshine-base")).unwrap();
@@ -60,6 +61,7 @@ fn beckett_through_the_rust_api() {
 }
 
 #[test]
+#[ignore = "measured 508 s per beckett.wav transcription on lavapipe with the 2 cores shared by parallel builds (load ~15): too slow for CI; run with --ignored"]
 fn beckett_tiled_with_silences_is_chunked_in_order() {
     // 3 copies with 1 s of silence between them (~33 s: longer than one chunk).
     let clip = beckett();
@@ -83,6 +85,7 @@ fn beckett_tiled_with_silences_is_chunked_in_order() {
 }
 
 #[test]
+#[ignore = "measured 508 s per beckett.wav transcription on lavapipe with the 2 cores shared by parallel builds (load ~15): too slow for CI; run with --ignored"]
 fn beckett_through_the_cli() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_gerbil"))
         .args(["transcribe", "--bench", "--model"])
