@@ -5,4 +5,5 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 bash "$here/gguf/fetch_test_assets.sh"
 bash "$here/stt/fetch_test_assets.sh"
+bash "$here/moonshine/fetch_test_assets.sh"
 bash "$here/piper/fetch_voice.sh"

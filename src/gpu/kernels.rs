@@ -49,6 +49,8 @@ pub enum KernelId {
     MatmulBcast,
     SoftmaxRows,
     MatmulBlock4,
+    GroupNormStats,
+    GroupNormApply,
 }
 
 /// Where a kernel's code lives and which uniform layout it declares.
@@ -159,6 +161,8 @@ impl KernelId {
         KernelId::MatmulBcast,
         KernelId::SoftmaxRows,
         KernelId::MatmulBlock4,
+        KernelId::GroupNormStats,
+        KernelId::GroupNormApply,
     ];
 
     pub fn source(self) -> KernelSource {
@@ -208,6 +212,8 @@ impl KernelId {
             KernelId::MatmulBcast => src!("matmul_bcast.wgsl", "matmul_bcast", MatmulStridedParams),
             KernelId::SoftmaxRows => src!("softmax_rows.wgsl", "softmax_rows", EltwiseParams),
             KernelId::MatmulBlock4 => src!("matmul_block4.wgsl", "matmul_block4", MatmulStridedParams),
+            KernelId::GroupNormStats => src!("groupnorm.wgsl", "groupnorm_stats", GroupNormParams),
+            KernelId::GroupNormApply => src!("groupnorm.wgsl", "groupnorm_apply", GroupNormParams),
         }
     }
 }

@@ -107,6 +107,10 @@ gpu_params!(DualNormParams {
 gpu_params!(DeltaParams { k_heads: u32, v_heads: u32, dk: u32, dv: u32 });
 
 gpu_params!(LayerNormParams { dim: u32, eps: f32, pad0: u32, pad1: u32 });
+gpu_params!(
+    /// `groupnorm.wgsl` (GroupNorm with one group); flags: `group_norm::TANH`.
+    GroupNormParams { channels: u32, eps: f32, flags: u32, pad0: u32 }
+);
 gpu_params!(Im2colParams {
     c_in: u32,
     t_in: u32,
@@ -171,6 +175,12 @@ gpu_params!(AttentionFullParams {
 });
 
 /// Flag bits of `attention_full.wgsl`.
+/// Flag bits of `groupnorm.wgsl`.
+pub mod group_norm {
+    /// tanh is applied to the input first (Moonshine's conv stem).
+    pub const TANH: u32 = 1;
+}
+
 pub mod attn_full {
     /// Query row r sees keys < causal_off + r + 1.
     pub const CAUSAL: u32 = 1;

@@ -6,6 +6,7 @@ pub mod decoder;
 pub mod lfm2;
 pub mod llama;
 pub mod outetts;
+pub mod moonshine;
 pub mod piper;
 pub mod qwen3_5;
 pub mod rope;

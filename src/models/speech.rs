@@ -1,6 +1,6 @@
 //! The model-agnostic speech-to-text interface: 16 kHz mono f32 samples in,
 //! timed segments (text, tokens, log-probabilities) out. Whisper implements
-//! it; Moonshine is meant to implement the same trait, so the worker, the CLI
+//! it, and so does Moonshine, so the worker, the CLI
 //! and the HTTP route never name a model family.
 
 use std::ops::ControlFlow;
@@ -83,10 +83,11 @@ pub fn load(gpu: &std::sync::Arc<crate::gpu::Gpu>, dir: &std::path::Path) -> Res
     let head: Head = super::read_json(&path)?;
     match head.model_type.as_deref() {
         Some("whisper") => Ok(Box::new(super::whisper::WhisperTranscriber::load(gpu, dir)?)),
+        Some("moonshine") => Ok(Box::new(super::moonshine::MoonshineTranscriber::load(gpu, dir)?)),
         other => Err(ModelError::UnknownArchitecture {
             arch: other.unwrap_or("(none)").to_string(),
             path,
-            supported: "whisper".into(),
+            supported: "whisper, moonshine".into(),
         }),
     }
 }

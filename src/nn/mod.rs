@@ -7,9 +7,11 @@
 //! tested against `reference::speech` in tests/kernels_speech.rs.
 
 mod ops;
+mod ops_extra;
 mod recorder;
 mod select;
 
 pub use ops::{AttnArgs, Conv1d, Strided};
+pub use ops_extra::RopeArgs;
 pub use recorder::{Mat, Recorder};
 pub use select::{gumbel_uniform, logit_stats_cpu, mask_bits, LogitRules, LogitStats, EMPTY, STATS_WORDS};

@@ -4,6 +4,7 @@
 
 pub mod attention;
 pub mod conv;
+pub mod group_norm;
 pub mod hybrid;
 pub mod llama;
 pub mod short_conv;
