@@ -7,6 +7,9 @@
 # The GPU is reached through the host driver: with the NVIDIA container toolkit,
 # NVIDIA_DRIVER_CAPABILITIES must include "graphics" so the Vulkan ICD is mounted.
 # Without a GPU the Mesa software rasterizer (lavapipe) runs it on the CPU, slowly.
+#
+# Where no Docker engine runs, tools/check_runtime_image.sh checks the runtime stage's package list
+# (debootstrap + chroot + gerbil serve + one completion).
 
 FROM rust:1.95-bookworm AS build
 WORKDIR /src
