@@ -86,7 +86,19 @@ fn compare_with(unfused: &(Vec<u32>, Vec<Vec<f32>>), name: &str, what: &str, fus
     assert_eq!(*t0, t1, "{name} {what}: greedy tokens differ");
     let d = l0.iter().flatten().zip(l1.iter().flatten()).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
     eprintln!("{name} {what}: max |logit diff| fused vs unfused {d:.2e}");
-    assert!(d <= 1e-5, "{name} {what}: logits differ by {d}");
+    assert!(d <= tolerance(&fusion), "{name} {what}: logits differ by {d}");
+}
+
+/// 1e-5 where the fused kernels share the unfused arithmetic (the matvec passes are bit-identical: 0.00);
+/// 1e-4 once the fused decode attention runs: it sums the softmax and the values in a different order
+/// (one max per 1024-position chunk, 16 key slices combined at the end) than the unfused attention kernel,
+/// an f32 rounding difference measured at 1.9e-5 on the qwen3 fixture. Greedy tokens must still be identical.
+fn tolerance(fusion: &FusionConfig) -> f32 {
+    if fusion.attention_decode {
+        1e-4
+    } else {
+        1e-5
+    }
 }
 
 #[test]

@@ -59,7 +59,9 @@ fn compare(what: &str, reference: &(Vec<u32>, Vec<Vec<f32>>), fusion: FusionConf
     assert_eq!(reference.0, t1, "{what}: greedy tokens differ");
     let d = reference.1.iter().flatten().zip(l1.iter().flatten()).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
     eprintln!("qwen3_5 {what}: max |logit diff| fused vs unfused {d:.2e}");
-    assert!(d <= 1e-5, "{what}: logits differ by {d}");
+    // 1e-4 with the fused decode attention (different f32 summation order, see tests/passes.rs), else 1e-5.
+    let tol = if fusion.attention_decode { 1e-4 } else { 1e-5 };
+    assert!(d <= tol, "{what}: logits differ by {d}");
 }
 
 #[test]
