@@ -7,30 +7,12 @@ mod common;
 
 use std::path::PathBuf;
 
+use common::speech_reference::Reference;
 use common::{assert_close, gpu};
 use gerbil::models::moonshine::{segment, Moonshine, MoonshineConfig};
-use gerbil::weights::Checkpoint;
 
 fn dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/moonshine")
-}
-
-struct Reference(Checkpoint);
-
-impl Reference {
-    fn open() -> Self {
-        Reference(Checkpoint::open(&dir().join("ref")).unwrap())
-    }
-    fn f32(&self, name: &str) -> Vec<f32> {
-        let shape = self.0.shape(name).unwrap();
-        self.0.f32(name, &shape).unwrap()
-    }
-    fn ids(&self, name: &str) -> Vec<u32> {
-        let bytes = std::fs::read(dir().join("ref/reference.safetensors")).unwrap();
-        let st = safetensors::SafeTensors::deserialize(&bytes).unwrap();
-        let t = st.tensor(name).unwrap();
-        t.data().chunks_exact(4).map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u32).collect()
-    }
 }
 
 #[test]
@@ -47,7 +29,7 @@ fn partial_rotary_width_rounds_as_transformers() {
 
 #[test]
 fn encoder_logits_and_greedy_match_transformers() {
-    let r = Reference::open();
+    let r = Reference::open(&dir());
     let m = Moonshine::load(&gpu(), &dir()).unwrap();
     let enc = m.encode(&r.f32("audio")).unwrap();
     let want_enc = r.f32("encoder_out");

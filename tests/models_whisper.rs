@@ -6,37 +6,18 @@ mod common;
 
 use std::path::PathBuf;
 
+use common::speech_reference::Reference;
 use common::{assert_close, gpu};
 use gerbil::audio::mel::{LogMel, MelConfig};
 use gerbil::models::whisper::Whisper;
-use gerbil::weights::Checkpoint;
 
 fn dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/whisper")
 }
 
-struct Reference(Checkpoint);
-
-impl Reference {
-    fn open() -> Self {
-        Reference(Checkpoint::open(&dir().join("ref")).unwrap())
-    }
-    fn f32(&self, name: &str) -> Vec<f32> {
-        let shape = self.0.shape(name).unwrap();
-        self.0.f32(name, &shape).unwrap()
-    }
-    fn ids(&self, name: &str) -> Vec<u32> {
-        // Stored as int32; read through the f32 path is not possible, so parse raw.
-        let bytes = std::fs::read(dir().join("ref/reference.safetensors")).unwrap();
-        let st = safetensors::SafeTensors::deserialize(&bytes).unwrap();
-        let t = st.tensor(name).unwrap();
-        t.data().chunks_exact(4).map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u32).collect()
-    }
-}
-
 #[test]
 fn log_mel_matches_feature_extractor() {
-    let r = Reference::open();
+    let r = Reference::open(&dir());
     let cfg = MelConfig::from_dir(&dir(), 80);
     assert_eq!(cfg.n_samples, 32000, "the fixture uses a 2 s window");
     let got = LogMel::new(cfg).window(&r.f32("audio"));
@@ -45,7 +26,7 @@ fn log_mel_matches_feature_extractor() {
 
 #[test]
 fn encoder_logits_and_greedy_match_transformers() {
-    let r = Reference::open();
+    let r = Reference::open(&dir());
     let m = Whisper::load(&gpu(), &dir()).unwrap();
     let enc = m.encode(&r.f32("features")).unwrap();
     assert_close("encoder out", &enc.out.read(&gpu()).unwrap(), &r.f32("encoder_out"), 1e-3, 1e-3);

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod reference_fixture;
+pub mod speech_reference;
 
 use std::sync::{Arc, OnceLock};
 
