@@ -51,6 +51,15 @@ fn pcg(v: u32) -> u32 {
     return (word >> 22u) ^ word;
 }
 
+// -log(u) for u = (k + 0.5) / 2^24. Near u = 1 it is tiny and f32 log(u)
+// keeps few of its digits (the Gumbel value then differs by 1e-3 from the
+// exact one); there w = 1 - u is exact and -log(1 - w) = w + w^2/2 + w^3/3 + ...
+fn neg_log_uniform(k: u32) -> f32 {
+    let w = (f32(16777215u - k) + 0.5) / 16777216.0;
+    if (w < 0.01) { return w * (1.0 + w * (0.5 + w / 3.0)); }
+    return -log((f32(k) + 0.5) / 16777216.0);
+}
+
 fn allowed(i: u32) -> bool {
     let w = i / 32u;
     let bit = 1u << (i % 32u);
@@ -91,8 +100,7 @@ fn logit_stats(@builtin(local_invocation_id) lid: vec3<u32>) {
             sm[g] += exp(x - mx[g]);
         }
         if ((p.flags & SAMPLE) != 0u) {
-            let u = (f32(pcg(p.seed ^ pcg(i)) >> 8u) + 0.5) / 16777216.0;
-            let y = x * p.inv_temp - log(-log(u));
+            let y = x * p.inv_temp - log(neg_log_uniform(pcg(p.seed ^ pcg(i)) >> 8u));
             if (better(y, i, gv[g], gi[g])) { gv[g] = y; gi[g] = i; gl[g] = x; }
         }
     }

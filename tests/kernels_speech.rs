@@ -143,7 +143,12 @@ fn stats_close(what: &str, got: &LogitStats, want: &LogitStats) {
         assert_eq!(got.max[g], want.max[g], "{what}: max of group {g}");
         assert!(near(got.lse[g], want.lse[g]), "{what}: lse of group {g}: {got:?} vs {want:?}");
         assert_eq!(got.garg[g], want.garg[g], "{what}: Gumbel pick of group {g}: {got:?} vs {want:?}");
-        assert!(near(got.gumbel[g], want.gumbel[g]), "{what}: Gumbel value of group {g}");
+        assert!(
+            near(got.gumbel[g], want.gumbel[g]),
+            "{what}: Gumbel value of group {g}: {} vs {}",
+            got.gumbel[g],
+            want.gumbel[g]
+        );
         assert_eq!(got.glogit[g], want.glogit[g], "{what}: logit of the Gumbel pick of group {g}");
     }
     assert_eq!(got.probe, want.probe, "{what}: probe");

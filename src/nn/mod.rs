@@ -14,4 +14,6 @@ mod select;
 pub use ops::{AttnArgs, Conv1d, Strided};
 pub use ops_extra::RopeArgs;
 pub use recorder::{Mat, Recorder};
-pub use select::{gumbel_uniform, logit_stats_cpu, mask_bits, LogitRules, LogitStats, EMPTY, STATS_WORDS};
+pub use select::{
+    gumbel_noise, gumbel_uniform, logit_stats_cpu, mask_bits, LogitRules, LogitStats, EMPTY, STATS_WORDS,
+};

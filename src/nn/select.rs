@@ -99,6 +99,14 @@ pub fn gumbel_uniform(seed: u32, i: u32) -> f32 {
     ((pcg(seed ^ pcg(i)) >> 8) as f32 + 0.5) / 16_777_216.0
 }
 
+/// The Gumbel noise -log(-log(u)) for token `i` under `seed`, exact to f32
+/// (f64 inside). Near u = 1 the inner -log(u) is tiny and f32 `log` loses
+/// most of its digits; the kernel therefore takes a series in 1 - u there.
+pub fn gumbel_noise(seed: u32, i: u32) -> f32 {
+    let u = (pcg(seed ^ pcg(i)) >> 8) as f64 + 0.5;
+    -(-(u / 16_777_216.0).ln()).ln() as f32
+}
+
 fn allowed(i: u32, masks: &[u32], words: usize, r: &LogitRules) -> bool {
     let (w, bit) = (i as usize / 32, 1u32 << (i % 32));
     !(r.mask && masks[w] & bit != 0
@@ -126,7 +134,7 @@ pub fn logit_stats_cpu(row: &[f32], masks: &[u32], mask_words: usize, r: &LogitR
             arg[g] = i;
         }
         if let Some((t, seed)) = r.sample {
-            let y = x * (1.0 / t) - (-gumbel_uniform(seed, i).ln()).ln();
+            let y = x * (1.0 / t) + gumbel_noise(seed, i);
             if y > gumbel[g] {
                 gumbel[g] = y;
                 garg[g] = i;
