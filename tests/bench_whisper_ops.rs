@@ -73,6 +73,8 @@ fn encoder_op_timings() {
         causal_from: None,
     };
     timed("attention 6 x 1500 x 1500 x 64", 1, |rec| rec.attention(&qkv, &qkv, &qkv, a, &out_d));
+    let scores = Mat::new(&g, "scores", 6 * t, t);
+    timed("attention via scratch (encoder)", 1, |rec| rec.attention_scratch(&qkv, &qkv, &qkv, a, &out_d, &scores));
     timed("gelu 1500x1536", 4, |rec| rec.gelu(&xf, &out_ff));
     timed("layer_norm 1500x384", 4, |rec| rec.layer_norm(&x, &lnw, &lnw, 1e-5, &out_d));
     timed("add 1500x384", 4, |rec| rec.add(&x, &x, &out_d));

@@ -297,24 +297,38 @@ fn whisper_gpu_selection_matches_the_cpu_filters() {
     }
 }
 
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum WLayout {
+    /// Unaligned offsets / k: matmul_bcast.wgsl.
+    Unaligned,
+    /// w [n, k] rows, everything a multiple of 4: matmul_block16.
+    AlongK,
+    /// w [k, n] (contiguous along n), aligned: matmul_block16_kn.
+    AlongN,
+}
+
 #[test]
-fn matmul_strided_bcast_and_block4() {
+fn matmul_strided_bcast_and_block16() {
     let mut r = rng("matmul_strided");
-    // (m, n, k, batch, aligned): unaligned layouts run matmul_bcast.wgsl, aligned ones
-    // (k, offsets and strides multiples of 4, w contiguous along k) matmul_block4.wgsl.
-    for (m, n, k, batch, aligned) in [
-        (16, 64, 8, 1, false),
-        (37, 70, 33, 1, false),
-        (5, 130, 64, 3, false),
-        (16, 64, 8, 1, true),
-        (37, 70, 36, 1, true),
-        (5, 130, 64, 3, true),
+    use WLayout::*;
+    // Shapes straddle the 16 x 16 invocation blocks and 64 x 64 workgroup tiles.
+    for (m, n, k, batch, layout) in [
+        (16, 64, 8, 1, Unaligned),
+        (37, 70, 33, 1, Unaligned),
+        (5, 130, 64, 3, Unaligned),
+        (16, 64, 8, 1, AlongK),
+        (37, 70, 36, 1, AlongK),
+        (5, 130, 64, 3, AlongK),
+        (81, 150, 20, 2, AlongK),
+        (16, 64, 8, 1, AlongN),
+        (37, 68, 36, 1, AlongN),
+        (81, 132, 24, 3, AlongN),
     ] {
+        let aligned = layout != Unaligned;
         let pad = if aligned { 4 } else { 3 };
         let (x_rs, x_bs) = (batch * (k + pad), k + pad);
         let x_off = if aligned { 4 } else { 2 };
-        // w: [n, k] rows when aligned, transposed ([k, n]) otherwise.
-        let (w_ns, w_ks) = if aligned { (k, 1) } else { (1, n) };
+        let (w_ns, w_ks) = if layout == AlongK { (k, 1) } else { (1, n) };
         let w_off = if aligned { 8 } else { 5 };
         let x = randn(&mut r, x_off + m * x_rs + 7);
         let w = randn(&mut r, w_off + batch * k * n + 5);
@@ -354,7 +368,30 @@ fn matmul_strided_bcast_and_block4() {
                 }
             }
         }
-        assert_close(&format!("matmul_strided aligned={aligned}"), &got, &want, 1e-4, 1e-4);
+        assert_close(&format!("matmul_strided {m}x{n}x{k} b{batch} {layout:?}"), &got, &want, 1e-4, 1e-4);
+    }
+}
+
+/// `linear` with few rows: on CPU adapters matvec_cols8.wgsl (k % 4 == 0),
+/// matvec_f32.wgsl otherwise and on GPUs; column counts straddle 8 and 512.
+#[test]
+fn linear_few_rows() {
+    let mut r = rng("linear_few_rows");
+    for (m, n, k) in [(1, 600, 36), (3, 517, 64), (4, 9, 12), (2, 40, 10)] {
+        let x = randn(&mut r, m * k);
+        let w = randn(&mut r, n * k);
+        let b = randn(&mut r, n);
+        let out = poisoned(m, n);
+        let mut rec = Recorder::new(&gpu());
+        rec.linear(&up(&x, k), &up(&w, k), Some(&up(&b, n)), &out);
+        rec.submit();
+        let want: Vec<f32> = (0..m * n)
+            .map(|i| {
+                let (row, col) = (i / n, i % n);
+                (0..k).map(|j| x[row * k + j] * w[col * k + j]).sum::<f32>() + b[col]
+            })
+            .collect();
+        assert_close(&format!("linear {m}x{n}x{k}"), &out.read(&gpu()).unwrap(), &want, 1e-5, 1e-4);
     }
 }
 

@@ -48,7 +48,9 @@ pub enum KernelId {
     LogitStats,
     MatmulBcast,
     SoftmaxRows,
-    MatmulBlock4,
+    MatmulBlock16,
+    MatmulBlock16Kn,
+    MatvecCols8,
     GroupNormStats,
     GroupNormApply,
 }
@@ -160,7 +162,9 @@ impl KernelId {
         KernelId::LogitStats,
         KernelId::MatmulBcast,
         KernelId::SoftmaxRows,
-        KernelId::MatmulBlock4,
+        KernelId::MatmulBlock16,
+        KernelId::MatmulBlock16Kn,
+        KernelId::MatvecCols8,
         KernelId::GroupNormStats,
         KernelId::GroupNormApply,
     ];
@@ -211,7 +215,9 @@ impl KernelId {
             KernelId::LogitStats => src!("logit_stats.wgsl", "logit_stats", LogitStatsParams),
             KernelId::MatmulBcast => src!("matmul_bcast.wgsl", "matmul_bcast", MatmulStridedParams),
             KernelId::SoftmaxRows => src!("softmax_rows.wgsl", "softmax_rows", EltwiseParams),
-            KernelId::MatmulBlock4 => src!("matmul_block4.wgsl", "matmul_block4", MatmulStridedParams),
+            KernelId::MatmulBlock16 => src!("matmul_block16.wgsl", "matmul_block16", MatmulStridedParams),
+            KernelId::MatmulBlock16Kn => src!("matmul_block16.wgsl", "matmul_block16_kn", MatmulStridedParams),
+            KernelId::MatvecCols8 => src!("matvec_cols8.wgsl", "matvec_cols8", MatmulParams),
             KernelId::GroupNormStats => src!("groupnorm.wgsl", "groupnorm_stats", GroupNormParams),
             KernelId::GroupNormApply => src!("groupnorm.wgsl", "groupnorm_apply", GroupNormParams),
         }

@@ -73,7 +73,9 @@ impl Recorder {
         };
         let bias_buf = bias.map(|b| &b.buf).unwrap_or(&w.buf);
         let binds = [(2, &x.buf), (3, &w.buf), (4, bias_buf), (5, &out.buf)];
-        if m <= 4 {
+        if m <= 4 && self.cpu_adapter() && k % 4 == 0 {
+            self.dispatch(KernelId::MatvecCols8, 0, &p, m, &binds, (ceil(n, 512), 1));
+        } else if m <= 4 {
             self.dispatch(KernelId::MatvecF32, 0, &p, m, &binds, (ceil(n, 8), m as u32));
         } else if self.cpu_adapter() {
             let s = Strided {
@@ -195,16 +197,35 @@ impl Recorder {
             pad0: 0,
         };
         let binds = [(2, x), (3, w), (4, bias.unwrap_or(w)), (5, y)];
-        // vec4 loads need k, offsets and strides along x rows / w columns in multiples of 4, w contiguous along k.
-        let aligned = [s.k, s.x_off, s.x_rs, s.x_bs, s.w_off, s.w_ns, s.w_bs].iter().all(|v| v % 4 == 0) && s.w_ks == 1;
-        let kernel = if aligned { KernelId::MatmulBlock4 } else { KernelId::MatmulBcast };
-        self.dispatch3(kernel, &p, s.m, &binds, (ceil(s.n, 64), ceil(s.m, 16), s.batch as u32));
+        // The register-blocked kernels load vec4s: along k from x and from w (w contiguous
+        // along k), or along n from w (w contiguous along n); the rest needs matmul_bcast.
+        let x4 = [s.k, s.x_off, s.x_rs, s.x_bs, s.w_off, s.w_bs].iter().all(|v| v % 4 == 0);
+        let kernel = if x4 && s.w_ks == 1 && s.w_ns % 4 == 0 {
+            KernelId::MatmulBlock16
+        } else if x4 && s.w_ns == 1 && s.w_ks % 4 == 0 && s.n % 4 == 0 {
+            KernelId::MatmulBlock16Kn
+        } else {
+            let grid = (ceil(s.n, 64), ceil(s.m, 16), s.batch as u32);
+            return self.dispatch3(KernelId::MatmulBcast, &p, s.m, &binds, grid);
+        };
+        self.dispatch3(kernel, &p, s.m, &binds, (ceil(s.n, 64), ceil(s.m, 64), s.batch as u32));
     }
 
     /// In-place softmax over the rows of `x`.
     pub fn softmax_rows(&mut self, x: &Mat) {
         let p = params::EltwiseParams { width: x.cols as u32, ..Default::default() };
         self.dispatch(KernelId::SoftmaxRows, 0, &p, x.rows, &[(2, &x.buf)], (x.rows as u32, 1));
+    }
+
+    /// The scores buffer [`Recorder::attention_scratch`] wants for `heads` heads of
+    /// `rows` x `rows` non-causal attention: on CPU adapters as many heads as fit
+    /// in 64 MiB, elsewhere a placeholder (the fused kernel needs none).
+    pub fn attention_scores(&self, heads: usize, rows: usize) -> Mat {
+        if !self.cpu_adapter() {
+            return Mat::new(&self.gpu, "attention scores", 1, 1);
+        }
+        let fit = ((64 << 20) / (rows * rows * 4).max(1)).clamp(1, heads);
+        Mat::new(&self.gpu, "attention scores", fit * rows, rows)
     }
 
     /// Non-causal attention through `scratch` (scores of as many heads at a

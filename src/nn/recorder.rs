@@ -64,7 +64,7 @@ enum Cmd {
 
 /// Collects dispatches for one submission.
 pub struct Recorder {
-    gpu: Arc<Gpu>,
+    pub(crate) gpu: Arc<Gpu>,
     cmds: Vec<Cmd>,
     arena: Vec<u8>,
     align: usize,

@@ -121,13 +121,14 @@ impl Moonshine {
             causal_from: None,
         };
         let z = &self.w.zeros;
+        let scores = rec.attention_scores(heads, t);
         for l in &self.w.enc_layers {
             rec.layer_norm(&xa, &l.ln1, z, LN_EPS, &xn);
             linear(&mut rec, &xn, &l.q, &q);
             linear(&mut rec, &xn, &l.k, &k);
             linear(&mut rec, &xn, &l.v, &v);
             rec.rope(&q, &k, &cs, rope, &qr, &kr);
-            rec.attention(&qr, &kr, &v, args, &att);
+            rec.attention_scratch(&qr, &kr, &v, args, &att, &scores);
             linear(&mut rec, &att, &l.o, &tmp);
             rec.add(&xa, &tmp, &xb);
             rec.layer_norm(&xb, &l.ln2, z, LN_EPS, &xn);

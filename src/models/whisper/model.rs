@@ -79,13 +79,7 @@ impl Whisper {
         let ff = Mat::new(g, "enc ff", t, c.encoder_ffn_dim);
         let ffg = Mat::new(g, "enc ff gelu", t, c.encoder_ffn_dim);
         let hd = d / c.encoder_attention_heads;
-        // Attention scores for the matmul path on CPU adapters (at most 64 MiB: heads in groups).
-        let heads_fit = ((64 << 20) / (t * t * 4)).clamp(1, c.encoder_attention_heads);
-        let scores = if rec.cpu_adapter() {
-            Mat::new(g, "enc scores", heads_fit * t, t)
-        } else {
-            Mat::new(g, "enc scores", 1, 1)
-        };
+        let scores = rec.attention_scores(c.encoder_attention_heads, t);
         for l in &self.w.enc_layers {
             rec.layer_norm(&xa, &l.ln1.w, &l.ln1.b, LN_EPS, &xn);
             linear(&mut rec, &xn, &l.qkv, &qkv);
