@@ -12,7 +12,6 @@ use gerbil::config::SttModelSpec;
 use http_support::*;
 
 #[test]
-#[ignore = "measured 508 s per beckett.wav transcription (this suite runs two) on lavapipe with the 2 cores shared by parallel builds (load ~15): too slow for CI; run with --ignored"]
 fn python_moonshine_transcriptions() {
     let probe = Command::new("python3").args(["-c", "import openai, pytest, requests"]).output();
     match probe {

@@ -72,7 +72,6 @@ fn speech_endpoint() {
 /// The Piper -> Whisper round trip (tests/http_tts/test_round_trip.py) with both real
 /// models loaded in one server.
 #[test]
-#[ignore = "Whisper tiny.en on lavapipe: the first 1.7 s sentence took ~15 min to speak + transcribe (shared 2 cores), so 5 take over an hour; run with --ignored"]
 fn speech_whisper_round_trip() {
     let whisper = gerbil::config::test_assets_dir().join("whisper-tiny-en");
     assert!(

@@ -11,7 +11,6 @@ use gerbil::config::SttModelSpec;
 use http_support::*;
 
 #[test]
-#[ignore = "transcribes beckett.wav ~8 times and an encoder window costs minutes on lavapipe today (docs/speech.md); run with --ignored"]
 fn python_transcriptions_suite() {
     let probe = Command::new("python3").args(["-c", "import openai, pytest, srt, webvtt, requests"]).output();
     match probe {

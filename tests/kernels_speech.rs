@@ -439,3 +439,34 @@ fn softmax_rows_and_matmul_attention() {
         assert_close("attention_scratch", &out.read(&gpu()).unwrap(), &want, 2e-5, 1e-4);
     }
 }
+
+/// `linear_w` with INT4 weights (Moonshine's decoder projections): the matvec
+/// kernel up to 64 rows, the tiled matmul above, against the dequantized
+/// weights on the CPU; group 64 where it divides the input, else 32.
+#[test]
+fn linear_int4_matvec_and_matmul() {
+    use gerbil::nn::{Int4Mat, Weight};
+    use gerbil::weights::int4::Int4Matrix;
+    let mut r = rng("linear_int4");
+    for (m, n, k, group) in [(1, 416, 416, 32), (3, 100, 1664, 64), (64, 40, 96, 32), (70, 130, 128, 64)] {
+        let w = randn(&mut r, n * k);
+        let x = randn(&mut r, m * k);
+        let b = randn(&mut r, n);
+        let q = Int4Mat::upload(&gpu(), "w", &w, n, k).unwrap();
+        assert_eq!(q.group, group, "group for k = {k}");
+        let deq = Int4Matrix::quantize(&w, n, k, group).unwrap().dequantize();
+        let out = poisoned(m, n);
+        let mut rec = Recorder::new(&gpu());
+        rec.linear_w(&up(&x, k), &Weight::Int4(q), Some(&up(&b, n)), &out);
+        rec.submit();
+        let want: Vec<f32> = (0..m * n)
+            .map(|i| {
+                let (row, col) = (i / n, i % n);
+                (0..k).map(|j| x[row * k + j] * deq[col * k + j]).sum::<f32>() + b[col]
+            })
+            .collect();
+        assert_close(&format!("linear int4 {m}x{n}x{k}"), &out.read(&gpu()).unwrap(), &want, 1e-4, 1e-4);
+    }
+    // Shapes the kernels cannot take fall back to f32 rather than failing.
+    assert!(matches!(Weight::new(&gpu(), "w", &randn(&mut r, 4 * 40), 4, 40, true), Weight::F32(_)));
+}

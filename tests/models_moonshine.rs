@@ -102,6 +102,16 @@ fn chunker_cuts_long_audio_at_silences() {
     for b in bursts {
         assert!(chunks.iter().any(|&(s, e)| s <= b && b + 48000 <= e), "burst at {b} is split or lost");
     }
+    // Speech then a long pause then speech: never one chunk (Moonshine would
+    // end the text at the pause), while a short pause keeps them together.
+    let mut two = tone(2.0);
+    two.extend(vec![0f32; (segment::SPLIT_PAUSE_S * 16000.0) as usize + 1600]);
+    two.extend(tone(4.0));
+    assert_eq!(segment::chunks(&two).len(), 2, "a pause of {} s or more separates chunks", segment::SPLIT_PAUSE_S);
+    let mut one = tone(2.0);
+    one.extend(vec![0f32; 8000]);
+    one.extend(tone(4.0));
+    assert_eq!(segment::chunks(&one).len(), 1, "a 0.5 s pause does not");
     // Silence alone gives no chunk; one long burst is cut at <= 20 s pieces.
     assert!(segment::chunks(&vec![0f32; 48000]).is_empty());
     let long = tone(45.0);

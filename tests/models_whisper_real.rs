@@ -22,7 +22,6 @@ fn asset(rel: &str) -> PathBuf {
 }
 
 #[test]
-#[ignore = "an encoder window costs minutes on lavapipe today (llvmpipe scalarises the matmul loads; docs/speech.md); run with --ignored"]
 fn beckett_through_the_rust_api() {
     let bytes = std::fs::read(asset("audio/beckett.wav")).unwrap();
     let audio = gerbil::audio::load_16k(bytes, Some("wav")).unwrap();
@@ -62,7 +61,8 @@ fn beckett_through_the_rust_api() {
         long.extend_from_slice(&audio);
         long.extend_from_slice(&gap);
     }
-    let tr = model.transcribe(&long, &TranscribeOptions::default(), &mut |_| ControlFlow::Continue(())).unwrap();
+    let with_words = TranscribeOptions { word_timestamps: true, ..Default::default() };
+    let tr = model.transcribe(&long, &with_words, &mut |_| ControlFlow::Continue(())).unwrap();
     eprintln!("{tr:#?}");
     let four = [BECKETT; 4].join(" ");
     let w = wer(&four, &tr.text);
@@ -81,10 +81,76 @@ fn beckett_through_the_rust_api() {
         let take = i as f64 * (audio.len() + gap.len()) as f64 / 16000.0;
         assert!(*t > take && *t < take + 10.5, "take {i}: 'better' at {t} s");
     }
+    // Words carry the window offset: monotonic, and each "better" inside its own take.
+    let words = tr.words();
+    assert!(words.windows(2).all(|w| w[0].start <= w[1].start && w[1].start <= w[1].end), "{words:?}");
+    let betters: Vec<f64> =
+        words.iter().filter(|w| w.word.to_lowercase().starts_with("better")).map(|w| w.start).collect();
+    assert_eq!(betters.len(), 4, "{words:?}");
+    for (i, t) in betters.iter().enumerate() {
+        let take = i as f64 * (audio.len() + gap.len()) as f64 / 16000.0;
+        assert!(*t > take + 7.0 && *t < take + 10.0, "take {i}: word 'better' at {t} s");
+    }
+}
+
+/// Word timestamps against transformers on the same weights and clip (the
+/// ASR pipeline with return_timestamps="word";
+/// tests/fixtures/whisper/beckett_word_times_hf.json, made by
+/// tools/whisper_word_reference.py). The pipeline has no boundary rules: its
+/// words run into each other, so a word before a pause ends where the next
+/// starts and a word after one may start early. Within a sentence the two must
+/// agree; across a pause ours may only be tighter.
+#[test]
+fn beckett_word_times_match_transformers() {
+    #[derive(serde::Deserialize)]
+    struct Hf {
+        pipeline_words: Vec<gerbil::models::speech::Word>,
+    }
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/whisper/beckett_word_times_hf.json");
+    let hf: Hf = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let hf = hf.pipeline_words;
+    let bytes = std::fs::read(asset("audio/beckett.wav")).unwrap();
+    let audio = gerbil::audio::load_16k(bytes, Some("wav")).unwrap();
+    let mut model = speech::load(&gpu(), &asset("whisper-tiny-en")).unwrap();
+    let opts = TranscribeOptions { word_timestamps: true, ..Default::default() };
+    let tr = model.transcribe(&audio, &opts, &mut |_| ControlFlow::Continue(())).unwrap();
+    let words = tr.words();
+    eprintln!("ours {words:?}\ntransformers {hf:?}");
+    let norm = |w: &str| w.trim().trim_matches(|c: char| c.is_ascii_punctuation()).to_lowercase();
+    let ours: Vec<String> = words.iter().map(|w| norm(&w.word)).collect();
+    let theirs: Vec<String> = hf.iter().map(|w| norm(&w.word)).collect();
+    assert_eq!(ours, theirs, "the same words");
+    let pause_after = |i: usize| {
+        let ends = |w: &str| w.trim_end().ends_with(|c: char| c.is_ascii_punctuation());
+        ends(&words[i].word) || ends(&hf[i].word)
+    };
+    let mut start_diffs = Vec::new();
+    for (i, (a, b)) in words.iter().zip(&hf).enumerate() {
+        start_diffs.push((a.start - b.start).abs());
+        let pause_before = i > 0 && pause_after(i - 1);
+        if pause_before {
+            assert!(a.start >= b.start - 0.05 && a.start - b.start <= 0.3, "word {i} start: {a:?} vs {b:?}");
+        } else {
+            assert!((a.start - b.start).abs() <= 0.05, "word {i} start: {a:?} vs {b:?}");
+        }
+        if pause_after(i) {
+            assert!(a.end <= b.end + 0.05 && a.end > a.start, "word {i} end: {a:?} vs {b:?}");
+        } else {
+            assert!((a.end - b.end).abs() <= 0.05, "word {i} end: {a:?} vs {b:?}");
+        }
+    }
+    start_diffs.sort_by(f64::total_cmp);
+    assert!(start_diffs[start_diffs.len() / 2] <= 0.05, "median start difference: {start_diffs:?}");
+    for w in &words {
+        assert!(w.start <= w.end && w.end <= tr.duration, "{w:?}");
+        assert!(
+            tr.segments.iter().any(|s| s.start - 1e-9 <= w.start && w.end <= s.end + 1e-9),
+            "{w:?} outside every segment"
+        );
+    }
 }
 
 #[test]
-#[ignore = "an encoder window costs minutes on lavapipe today (llvmpipe scalarises the matmul loads; docs/speech.md); run with --ignored"]
 fn beckett_through_the_cli() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_gerbil"))
         .args(["transcribe", "--bench", "--model"])

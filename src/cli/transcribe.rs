@@ -47,6 +47,9 @@ pub struct TranscribeArgs {
     /// Repeat the clip until it lasts at least this many seconds (benchmarks of long audio).
     #[arg(long)]
     pub tile_to: Option<f64>,
+    /// Time each word too (verbose_json then lists `words`).
+    #[arg(long)]
+    pub word_timestamps: bool,
     /// Runs (with --bench: the first warms up, the rest are timed).
     #[arg(long, default_value_t = 1)]
     pub runs: usize,
@@ -74,6 +77,7 @@ pub fn run(args: TranscribeArgs) -> anyhow::Result<()> {
         prompt: args.prompt.clone(),
         temperature: args.temperature,
         seed: None,
+        word_timestamps: args.word_timestamps,
     };
     let audio_s = pcm.len() as f64 / audio::MODEL_RATE as f64;
     let mut times = Vec::new();
@@ -88,7 +92,9 @@ pub fn run(args: TranscribeArgs) -> anyhow::Result<()> {
     match args.format {
         Format::Text => writeln!(out, "{}", tr.text)?,
         Format::Json => writeln!(out, "{}", serde_json::json!({ "text": tr.text }))?,
-        Format::VerboseJson => writeln!(out, "{}", serde_json::to_string_pretty(&tr)?)?,
+        Format::VerboseJson => {
+            writeln!(out, "{}", serde_json::to_string_pretty(&tr.verbose_json(args.word_timestamps))?)?
+        }
         Format::Srt => write!(out, "{}", subtitles::srt(&tr.segments))?,
         Format::Vtt => write!(out, "{}", subtitles::vtt(&tr.segments))?,
     }

@@ -18,6 +18,16 @@ pub struct TranscribeOptions {
     pub temperature: f32,
     /// Seed for sampling at temperature > 0.
     pub seed: Option<u64>,
+    /// Also time each word (OpenAI's timestamp_granularities[]=word).
+    pub word_timestamps: bool,
+}
+
+/// One word and its time in seconds (OpenAI's verbose_json `words`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Word {
+    pub word: String,
+    pub start: f64,
+    pub end: f64,
 }
 
 /// One timed piece of the transcript (OpenAI's verbose_json segment).
@@ -34,6 +44,10 @@ pub struct Segment {
     pub avg_logprob: f64,
     pub compression_ratio: f64,
     pub no_speech_prob: f64,
+    /// The segment's words when word timestamps were asked for (reported at
+    /// the top level of verbose_json, as OpenAI does).
+    #[serde(skip)]
+    pub words: Vec<Word>,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -43,6 +57,28 @@ pub struct Transcript {
     /// Seconds of audio.
     pub duration: f64,
     pub segments: Vec<Segment>,
+}
+
+impl Transcript {
+    /// Every segment's words in order.
+    pub fn words(&self) -> Vec<Word> {
+        self.segments.iter().flat_map(|s| s.words.iter().cloned()).collect()
+    }
+
+    /// OpenAI's verbose_json body (without usage); `words` at the top level when asked for.
+    pub fn verbose_json(&self, words: bool) -> serde_json::Value {
+        let mut v = serde_json::json!({
+            "task": "transcribe",
+            "language": self.language,
+            "duration": self.duration,
+            "text": self.text,
+            "segments": self.segments,
+        });
+        if words {
+            v["words"] = serde_json::json!(self.words());
+        }
+        v
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -71,6 +107,11 @@ pub trait SpeechModel: Send {
 
     /// ISO codes accepted by `TranscribeOptions::language`.
     fn languages(&self) -> Vec<String>;
+
+    /// Whether `TranscribeOptions::word_timestamps` is honoured.
+    fn word_timestamps(&self) -> bool {
+        false
+    }
 }
 
 /// Loads the speech model in `dir` by its config.json `model_type`.

@@ -6,11 +6,13 @@
 //! non-causal / causal / cross attention, bias adds) and each kernel is
 //! tested against `reference::speech` in tests/kernels_speech.rs.
 
+mod int4;
 mod ops;
 mod ops_extra;
 mod recorder;
 mod select;
 
+pub use int4::{Int4Mat, Weight};
 pub use ops::{AttnArgs, Conv1d, Strided};
 pub use ops_extra::RopeArgs;
 pub use recorder::{Mat, Recorder};

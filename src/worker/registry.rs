@@ -35,6 +35,8 @@ pub struct SpeechEntry {
     pub index: usize,
     /// ISO codes `language` may take.
     pub languages: Vec<String>,
+    /// Whether it can time words (timestamp_granularities[]=word).
+    pub words: bool,
     pub created: u64,
 }
 

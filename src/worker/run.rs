@@ -110,6 +110,7 @@ fn load_all(
                     id: id.clone(),
                     index: speech.len(),
                     languages: model.languages(),
+                    words: model.word_timestamps(),
                     created: unix_now(),
                 });
                 speech.push((id, model));

@@ -87,3 +87,13 @@ def test_unknown_model_is_404_and_bad_language_400(base_url, client, model, beck
         with pytest.raises(openai.BadRequestError) as e:
             client.audio.transcriptions.create(model=model, file=f, language="de")
     assert e.value.body["param"] == "language", e.value.body
+
+
+def test_word_timestamps_are_refused_with_the_param(client, model, beckett):
+    # Moonshine has no alignment heads: word timing is a Whisper feature here, said up front.
+    with open(beckett, "rb") as f:
+        with pytest.raises(openai.BadRequestError) as e:
+            client.audio.transcriptions.create(
+                model=model, file=f, response_format="verbose_json", timestamp_granularities=["word"]
+            )
+    assert e.value.body["param"] == "timestamp_granularities[]", e.value.body

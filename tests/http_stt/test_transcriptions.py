@@ -78,6 +78,27 @@ def test_verbose_json_segments(client, model, beckett):
         last = s.end
 
 
+def test_verbose_json_words(client, model, beckett):
+    with open(beckett, "rb") as f:
+        tr = client.audio.transcriptions.create(
+            model=model, file=f, response_format="verbose_json", timestamp_granularities=["word", "segment"]
+        )
+    assert wer(BECKETT, tr.text) <= 0.10
+    assert wer(BECKETT, " ".join(w.word for w in tr.words)) <= 0.10
+    last = 0.0
+    for w in tr.words:
+        assert w.word and w.word == w.word.strip(), w
+        assert last <= w.start <= w.end <= tr.duration + 1e-6, w
+        assert any(s.start - 1e-6 <= w.start and w.end <= s.end + 1e-6 for s in tr.segments), w
+        last = w.start
+    # The clip's long pause after "failed" (~2.8-3.5 s) holds no word.
+    assert not any(w.start < 3.3 < w.end for w in tr.words), tr.words
+    # Without word granularity there is no word list.
+    with open(beckett, "rb") as f:
+        plain = client.audio.transcriptions.create(model=model, file=f, response_format="verbose_json")
+    assert getattr(plain, "words", None) in (None, [])
+
+
 def test_text_srt_vtt(client, model, beckett):
     with open(beckett, "rb") as f:
         data = f.read()
@@ -133,7 +154,8 @@ def test_bad_fields(base_url, headers, model, beckett):
     cases = [
         ({"response_format": "docx"}, "response_format"),
         ({"temperature": "7"}, "temperature"),
-        ({"timestamp_granularities[]": "word"}, "timestamp_granularities[]"),
+        ({"timestamp_granularities[]": "word"}, "timestamp_granularities[]"),  # needs verbose_json
+        ({"timestamp_granularities[]": "sentence", "response_format": "verbose_json"}, "timestamp_granularities[]"),
         ({"language": "xx"}, "language"),
         ({"stream": "true", "response_format": "srt"}, "stream"),
     ]

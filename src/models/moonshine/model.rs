@@ -35,7 +35,7 @@ pub struct Encoded {
 }
 
 fn linear(rec: &mut Recorder, x: &Mat, l: &Linear, out: &Mat) {
-    rec.linear(x, &l.w, l.b.as_ref(), out);
+    rec.linear_w(x, &l.w, l.b.as_ref(), out);
 }
 
 /// (cos, sin) of positions pos0..pos0 + n, [n, 2 * freqs] row-major.
@@ -53,14 +53,25 @@ fn cos_sin(freq: &[f32], pos0: usize, n: usize) -> Vec<f32> {
 }
 
 impl Moonshine {
+    /// Loads with f32 weights everywhere (the transformers-parity path).
     pub fn load(gpu: &Arc<Gpu>, dir: &Path) -> Result<Moonshine, ModelError> {
-        let cfg = MoonshineConfig::load(dir)?;
-        let ckpt = Checkpoint::open(dir)?;
-        Self::from_source(gpu, cfg, &ckpt)
+        Self::load_with(gpu, dir, false)
     }
 
-    pub fn from_source(gpu: &Arc<Gpu>, cfg: MoonshineConfig, src: &dyn TensorSource) -> Result<Moonshine, ModelError> {
-        let w = MoonshineWeights::load(gpu, src, &cfg)?;
+    /// Loads with the decoder projections in INT4 when `int4` (see `weights.rs`).
+    pub fn load_with(gpu: &Arc<Gpu>, dir: &Path, int4: bool) -> Result<Moonshine, ModelError> {
+        let cfg = MoonshineConfig::load(dir)?;
+        let ckpt = Checkpoint::open(dir)?;
+        Self::from_source(gpu, cfg, &ckpt, int4)
+    }
+
+    pub fn from_source(
+        gpu: &Arc<Gpu>,
+        cfg: MoonshineConfig,
+        src: &dyn TensorSource,
+        int4: bool,
+    ) -> Result<Moonshine, ModelError> {
+        let w = MoonshineWeights::load(gpu, src, &cfg, int4)?;
         let enc_freq = cfg.inv_freq(cfg.encoder_num_attention_heads);
         let dec_freq = cfg.inv_freq(cfg.decoder_num_attention_heads);
         Ok(Moonshine { gpu: gpu.clone(), cfg, w, enc_freq, dec_freq })

@@ -1,11 +1,17 @@
 //! Long audio for Moonshine: an energy voice-activity detector cuts the clip
 //! at silences into chunks the model handles well. Moonshine has no fixed
-//! window (rotary positions, raw samples), but it was trained on utterances
-//! of up to about 30 s and loops or drops words past that, so speech regions
-//! are merged up to `MAX_CHUNK_S`, cut only at silences of at least
-//! `MIN_SILENCE_S`; a region with no such silence is cut at its quietest
-//! 10 ms frame in the second half of the window. Silent stretches are never
-//! decoded (Moonshine hallucinates on silence).
+//! window (rotary positions, raw samples), but it was trained on single
+//! utterances of up to about 30 s, and two things go wrong past that:
+//! - it loops or drops words on long chunks, so speech regions are merged
+//!   only up to `MAX_CHUNK_S`, a region with no pause being cut at its
+//!   quietest 10 ms frame in the second half of the window;
+//! - a chunk whose speech is followed by a long pause often decodes to
+//!   nothing at all: the model sees the utterance end and emits end-of-text
+//!   first (measured on beckett.wav tiled with 1 s of silence between copies:
+//!   13.4 s starting with "Fail better" then the pause -> no tokens, with the
+//!   reference onnxruntime model too; each sentence alone transcribes). So
+//!   regions are never merged across a pause of `SPLIT_PAUSE_S` or more.
+//! Silent stretches are never decoded (Moonshine hallucinates on silence).
 
 /// 10 ms analysis frames at 16 kHz.
 pub const FRAME: usize = 160;
@@ -14,6 +20,8 @@ pub const RATE: usize = 16000;
 pub const MAX_CHUNK_S: f64 = 20.0;
 /// Shortest pause that may separate chunks, seconds.
 pub const MIN_SILENCE_S: f64 = 0.3;
+/// Pauses at least this long always separate chunks, seconds.
+pub const SPLIT_PAUSE_S: f64 = 0.8;
 /// Silence kept around speech at a cut, seconds (word onsets and tails are soft).
 const PAD_S: f64 = 0.15;
 /// Speech shorter than this (clicks) is ignored, seconds.
@@ -84,11 +92,12 @@ pub fn chunks(audio: &[f32]) -> Vec<(usize, usize)> {
         }
         regions.push((s, e));
     }
-    // Merge neighbours while the merged span (with padding) fits.
+    // Merge neighbours across short pauses while the merged span (with padding) fits.
+    let split = (SPLIT_PAUSE_S * 100.0).round() as usize;
     let mut merged: Vec<(usize, usize)> = Vec::new();
     for (s, e) in regions {
         match merged.last_mut() {
-            Some(last) if e - last.0 + 2 * pad <= max => last.1 = e,
+            Some(last) if s - last.1 < split && e - last.0 + 2 * pad <= max => last.1 = e,
             _ => merged.push((s, e)),
         }
     }

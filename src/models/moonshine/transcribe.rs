@@ -54,8 +54,14 @@ pub struct Decoded {
 }
 
 impl MoonshineTranscriber {
+    /// Loads for serving: decoder projections in INT4 (see `weights.rs`).
     pub fn load(gpu: &Arc<Gpu>, dir: &Path) -> Result<MoonshineTranscriber, ModelError> {
-        let model = Moonshine::load(gpu, dir)?;
+        Self::load_with(gpu, dir, true)
+    }
+
+    /// Loads with INT4 decoder projections or f32 everywhere.
+    pub fn load_with(gpu: &Arc<Gpu>, dir: &Path, int4: bool) -> Result<MoonshineTranscriber, ModelError> {
+        let model = Moonshine::load_with(gpu, dir, int4)?;
         let tpath = dir.join("tokenizer.json");
         let tok = tokenizers::Tokenizer::from_file(&tpath)
             .map_err(|e| ModelError::Config { path: tpath.clone(), msg: e.to_string() })?;
@@ -146,6 +152,7 @@ impl SpeechModel for MoonshineTranscriber {
                 temperature: opts.temperature.max(0.0),
                 avg_logprob: d.avg_logprob,
                 no_speech_prob: 0.0,
+                words: Vec::new(),
             };
             if on_segment(&seg).is_break() {
                 return Err(SpeechError::Cancelled);

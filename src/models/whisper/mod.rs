@@ -3,6 +3,7 @@
 //! loop (timestamp tokens, 30 s windows with timestamp-driven seeking,
 //! initial prompt, temperature fallback).
 
+pub mod align;
 pub mod config;
 pub mod model;
 pub mod tokens;

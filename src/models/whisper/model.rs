@@ -211,8 +211,42 @@ impl Decoder<'_> {
         Ok(words.chunks_exact(STATS_WORDS).map(LogitStats::from_words).collect())
     }
 
+    /// A teacher-forced pass over `tokens` from position 0 (the cache is
+    /// overwritten) that returns, per layer of `layers`, the cross-attention
+    /// queries ([tokens.len(), d_model], before the 1/sqrt(head_dim) scale):
+    /// with [`Decoder::cross_keys`] the attention word timestamps align on.
+    pub fn cross_queries(&mut self, tokens: &[u32], layers: &[usize]) -> Result<Vec<Vec<f32>>, ModelError> {
+        let (g, d, n) = (self.m.gpu.clone(), self.m.cfg.d_model, tokens.len());
+        let out = Mat::new(&g, "cross queries", (layers.len() * n).max(1), d);
+        self.reset();
+        let mut rec = Recorder::new(&g);
+        self.record_with(&mut rec, tokens, &[n - 1], Some((layers, &out)))?;
+        rec.submit();
+        let all = out.read(&g)?;
+        Ok(all.chunks(n * d).take(layers.len()).map(<[f32]>::to_vec).collect())
+    }
+
+    /// Layer `l`'s cross-attention keys over the encoded window ([frames, d_model]).
+    pub fn cross_keys(&self, l: usize) -> Result<Vec<f32>, ModelError> {
+        let kv = self.enc.cross_kv[l].read(&self.m.gpu)?;
+        let d = self.m.cfg.d_model;
+        Ok(kv.chunks(2 * d).flat_map(|row| row[..d].iter().copied()).collect())
+    }
+
     /// Records one decoder step into `rec`; returns the logits matrix of the wanted rows.
     fn record(&mut self, rec: &mut Recorder, tokens: &[u32], want: &[usize]) -> Result<Mat, ModelError> {
+        self.record_with(rec, tokens, want, None)
+    }
+
+    /// [`Decoder::record`], also copying the cross-attention queries of the
+    /// layers in `capture.0` into `capture.1` (n rows per listed layer).
+    fn record_with(
+        &mut self,
+        rec: &mut Recorder,
+        tokens: &[u32],
+        want: &[usize],
+        capture: Option<(&[usize], &Mat)>,
+    ) -> Result<Mat, ModelError> {
         let (c, w, g) = (&self.m.cfg, &self.m.w, &self.m.gpu);
         let (d, n, pos0) = (c.d_model, tokens.len(), self.pos);
         if n == 0 || pos0 + n > c.max_target_positions {
@@ -260,6 +294,11 @@ impl Decoder<'_> {
             rec.add(&xa, &tmp, &xb);
             rec.layer_norm(&xb, &lw.ln_x.w, &lw.ln_x.b, LN_EPS, &xn);
             linear(rec, &xn, &lw.xq, &q);
+            if let Some((layers, out)) = capture {
+                if let Some(i) = layers.iter().position(|&x| x == l) {
+                    rec.copy_rows(&q, out, i * n);
+                }
+            }
             let kv = &self.enc.cross_kv[l];
             let cross_args = AttnArgs {
                 n_heads: c.decoder_attention_heads,

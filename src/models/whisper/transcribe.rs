@@ -12,11 +12,14 @@ use std::time::Instant;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
+use super::align;
 use super::model::{Decoder, Whisper};
 use super::tokens::{choose, GenerationConfig, LogitFilter, Specials};
 use crate::audio::mel::{LogMel, MelConfig};
 use crate::gpu::Gpu;
-use crate::models::speech::{compression_ratio, Segment, SpeechError, SpeechModel, TranscribeOptions, Transcript};
+use crate::models::speech::{
+    compression_ratio, Segment, SpeechError, SpeechModel, TranscribeOptions, Transcript, Word,
+};
 use crate::models::ModelError;
 use crate::nn::LogitRules;
 
@@ -44,7 +47,12 @@ pub struct WhisperTranscriber {
     /// `filter.masks()` on the GPU.
     masks: wgpu::Buffer,
     mask_words: usize,
+    /// (decoder layer, head) pairs whose cross-attention follows the audio.
+    alignment_heads: Vec<[usize; 2]>,
 }
+
+/// A timed piece of a window: start and end in seconds, its tokens.
+type Piece = (f64, f64, Vec<u32>);
 
 /// One decoded window.
 struct Window {
@@ -94,7 +102,19 @@ impl WhisperTranscriber {
         };
         let mask_words = filter.vocab.div_ceil(32);
         let masks = gpu.storage_from("whisper masks", &filter.masks());
-        Ok(WhisperTranscriber { model, tok, mel, filter, multilingual, masks, mask_words })
+        let (layers, heads) = (model.cfg.decoder_layers, model.cfg.decoder_attention_heads);
+        // Without the model's list, OpenAI's default: every head of the second half of the layers.
+        let alignment_heads = gen
+            .alignment_heads
+            .clone()
+            .unwrap_or_else(|| (layers / 2..layers).flat_map(|l| (0..heads).map(move |h| [l, h])).collect());
+        if let Some(bad) = alignment_heads.iter().find(|[l, h]| *l >= layers || *h >= heads) {
+            return Err(ModelError::Config {
+                path: dir.join("generation_config.json"),
+                msg: format!("alignment head {bad:?} is outside {layers} layers x {heads} heads"),
+            });
+        }
+        Ok(WhisperTranscriber { model, tok, mel, filter, multilingual, masks, mask_words, alignment_heads })
     }
 
     fn text_of(&self, tokens: &[u32]) -> Result<String, SpeechError> {
@@ -194,7 +214,113 @@ impl WhisperTranscriber {
     }
 }
 
+impl WhisperTranscriber {
+    /// Word timestamps for a window's pieces (OpenAI's `add_word_timestamps`):
+    /// a teacher-forced pass of the window's text, the alignment heads'
+    /// attention, DTW; then the boundary rules that keep the first and last
+    /// words of a piece from swallowing a pause (may move a piece's start / end).
+    fn align_words(
+        &self,
+        dec: &mut Decoder,
+        sot_seq: &[u32],
+        pieces: &mut [Piece],
+        seg_frames: usize,
+        time_offset: f64,
+        last_speech: &mut f64,
+    ) -> Result<Vec<Vec<Word>>, SpeechError> {
+        let sp = &self.filter.sp;
+        let texts: Vec<Vec<u32>> =
+            pieces.iter().map(|p| p.2.iter().copied().filter(|&t| t < sp.eot).collect()).collect();
+        let text = texts.concat();
+        let mut out = vec![Vec::new(); pieces.len()];
+        if text.is_empty() {
+            return Ok(out);
+        }
+        let mut forced = sot_seq.to_vec();
+        forced.push(sp.no_timestamps);
+        forced.extend(&text);
+        forced.push(sp.eot);
+        let mut layers: Vec<usize> = self.alignment_heads.iter().map(|h| h[0]).collect();
+        layers.sort_unstable();
+        layers.dedup();
+        let queries = dec.cross_queries(&forced, &layers)?;
+        let c = &self.model.cfg;
+        let (d, rows) = (c.d_model, forced.len());
+        let hd = d / c.decoder_attention_heads;
+        let frames = (seg_frames / 2).min(c.max_source_positions);
+        let scale = 1.0 / (hd as f32).sqrt();
+        let mut weights = Vec::with_capacity(self.alignment_heads.len());
+        for (q, &l) in queries.iter().zip(&layers) {
+            let k = dec.cross_keys(l)?;
+            for &[_, h] in self.alignment_heads.iter().filter(|a| a[0] == l) {
+                let cols = h * hd..(h + 1) * hd;
+                let mut w = Vec::with_capacity(rows * frames);
+                for r in 0..rows {
+                    let qr = &q[r * d..][cols.clone()];
+                    w.extend(
+                        (0..frames)
+                            .map(|f| qr.iter().zip(&k[f * d..][cols.clone()]).map(|(a, b)| a * b).sum::<f32>() * scale),
+                    );
+                }
+                weights.push(w);
+            }
+        }
+        let decode = |ids: &[u32]| self.tok.decode(ids, false).unwrap_or_default();
+        let mut words = align::find_alignment(weights, frames, sot_seq.len(), &text, sp.eot, &decode);
+        let (median, max) = align::clamp_long_words(&mut words);
+        align::merge_punctuation(&mut words);
+        let round = |t: f64| (t * 100.0).round() / 100.0;
+        let mut next = words.iter();
+        for ((piece, toks), out) in pieces.iter_mut().zip(&texts).zip(out.iter_mut()) {
+            let mut saved = 0;
+            let mut ws: Vec<Word> = Vec::new();
+            while saved < toks.len() {
+                let Some(w) = next.next() else { break };
+                if !w.word.is_empty() {
+                    let (start, end) = (round(time_offset + w.start), round(time_offset + w.end));
+                    ws.push(Word { word: w.word.trim().to_string(), start, end });
+                }
+                saved += w.tokens.len();
+            }
+            if ws.is_empty() {
+                continue;
+            }
+            // The first word after a pause is no longer than twice the median word.
+            let long = |w: &Word| w.end - w.start > max;
+            if ws[0].end - *last_speech > median * 4.0
+                && (long(&ws[0]) || ws.len() > 1 && ws[1].end - ws[0].start > max * 2.0)
+            {
+                if ws.len() > 1 && long(&ws[1]) {
+                    let boundary = (ws[1].end / 2.0).max(ws[1].end - max);
+                    ws[0].end = boundary;
+                    ws[1].start = boundary;
+                }
+                ws[0].start = (ws[0].end - max).max(0.0);
+            }
+            // Prefer the piece's own start / end where the first / last word runs past it by > 0.5 s.
+            let last = ws.len() - 1;
+            if piece.0 < ws[0].end && piece.0 - 0.5 > ws[0].start {
+                ws[0].start = (ws[0].end - median).min(piece.0).max(0.0);
+            } else {
+                piece.0 = ws[0].start;
+            }
+            if piece.1 > ws[last].start && piece.1 + 0.5 < ws[last].end {
+                ws[last].end = (ws[last].start + median).max(piece.1);
+            } else {
+                piece.1 = ws[last].end;
+            }
+            *last_speech = piece.1;
+            *out = ws;
+        }
+        Ok(out)
+    }
+}
+
 impl SpeechModel for WhisperTranscriber {
+    fn word_timestamps(&self) -> bool {
+        true
+    }
+
     fn languages(&self) -> Vec<String> {
         if self.multilingual {
             self.filter.sp.languages.iter().map(|(l, _)| l.clone()).collect()
@@ -231,6 +357,7 @@ impl SpeechModel for WhisperTranscriber {
         let mut segments: Vec<Segment> = Vec::new();
         let mut language: Option<(String, Option<u32>)> = None;
         let mut seek = 0usize;
+        let mut last_speech = 0.0;
         while seek < content_frames {
             let seg_frames = n_frames.min(content_frames - seek);
             let start = seek * hop;
@@ -306,7 +433,7 @@ impl SpeechModel for WhisperTranscriber {
             let is_ts = |t: u32| t >= tb;
             let single_ending = toks.len() >= 2 && !is_ts(toks[toks.len() - 2]) && is_ts(toks[toks.len() - 1]);
             let mut cuts: Vec<usize> = (1..toks.len()).filter(|&i| is_ts(toks[i - 1]) && is_ts(toks[i])).collect();
-            let mut pieces: Vec<(f64, f64, Vec<u32>)> = Vec::new();
+            let mut pieces: Vec<Piece> = Vec::new();
             if !cuts.is_empty() {
                 if single_ending {
                     cuts.push(toks.len());
@@ -342,7 +469,11 @@ impl SpeechModel for WhisperTranscriber {
             if start / hop + seg_frames >= content_frames && content_frames.saturating_sub(seek) < MIN_TAIL_FRAMES {
                 seek = content_frames;
             }
-            for (t0, t1, tokens) in pieces {
+            let mut words = vec![Vec::new(); pieces.len()];
+            if opts.word_timestamps {
+                words = self.align_words(&mut dec, &sot_seq, &mut pieces, seg_frames, time_offset, &mut last_speech)?;
+            }
+            for ((t0, t1, tokens), words) in pieces.into_iter().zip(words) {
                 let text = self.text_of(&tokens)?;
                 let (t0, t1) = (t0.min(duration), t1.min(duration));
                 if text.trim().is_empty() || t1 <= t0 && text.trim().is_empty() {
@@ -359,6 +490,7 @@ impl SpeechModel for WhisperTranscriber {
                     avg_logprob: w.avg_logprob,
                     compression_ratio: w.compression_ratio,
                     no_speech_prob: w.no_speech_prob,
+                    words,
                 };
                 if on_segment(&seg).is_break() {
                     return Err(SpeechError::Cancelled);

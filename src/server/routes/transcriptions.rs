@@ -116,17 +116,25 @@ pub async fn handle(State(state): State<Arc<AppState>>, mp: Multipart) -> Result
     if stream && !matches!(format, Format::Json | Format::Text) {
         return Err(ApiError::invalid("stream", "stream=true needs response_format json or text"));
     }
+    let mut words = false;
     for g in &form.granularities {
         match g.as_str() {
             "segment" => {}
-            "word" => {
-                return Err(ApiError::invalid(
-                    "timestamp_granularities[]",
-                    "word timestamps are not supported (only segment)",
-                ))
-            }
+            "word" => words = true,
             o => return Err(ApiError::invalid("timestamp_granularities[]", format!("unknown granularity '{o}'"))),
         }
+    }
+    if words && format != Format::VerboseJson {
+        return Err(ApiError::invalid(
+            "timestamp_granularities[]",
+            "word timestamps need response_format=verbose_json",
+        ));
+    }
+    if words && !entry.words {
+        return Err(ApiError::invalid(
+            "timestamp_granularities[]",
+            format!("{model_id} does not time words (the Whisper models do)"),
+        ));
     }
     let temperature = match form.temperature.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
         None => 0.0,
@@ -155,8 +163,13 @@ pub async fn handle(State(state): State<Arc<AppState>>, mp: Multipart) -> Result
     if pcm.iter().all(|s| *s == 0.0) {
         return Err(ApiError::invalid("file", "the audio is silent (every sample is zero)"));
     }
-    let opts =
-        TranscribeOptions { language, prompt: form.prompt.filter(|p| !p.trim().is_empty()), temperature, seed: None };
+    let opts = TranscribeOptions {
+        language,
+        prompt: form.prompt.filter(|p| !p.trim().is_empty()),
+        temperature,
+        seed: None,
+        word_timestamps: words,
+    };
     let (tx, rx) = mpsc::unbounded_channel();
     state.worker.submit_audio(ValidTranscribe { model: entry.index, audio: pcm, opts, events: tx, received })?;
     let timeout = state.limits.request_timeout();
@@ -165,7 +178,7 @@ pub async fn handle(State(state): State<Arc<AppState>>, mp: Multipart) -> Result
     }
     let tr =
         tokio::time::timeout_at((received + timeout).into(), collect(rx)).await.map_err(|_| ApiError::Timeout)??;
-    Ok(render(format, &tr))
+    Ok(render(format, &tr, words))
 }
 
 fn audio_error(e: AudioError) -> ApiError {
@@ -190,7 +203,7 @@ fn usage(tr: &Transcript) -> serde_json::Value {
     json!({ "type": "duration", "seconds": tr.duration.ceil() as u64 })
 }
 
-fn render(format: Format, tr: &Transcript) -> Response {
+fn render(format: Format, tr: &Transcript, words: bool) -> Response {
     let text = |body: String| ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], body).into_response();
     match format {
         Format::Json => Json(json!({ "text": tr.text, "usage": usage(tr) })).into_response(),
@@ -199,15 +212,11 @@ fn render(format: Format, tr: &Transcript) -> Response {
         Format::Vtt => {
             ([(header::CONTENT_TYPE, "text/vtt; charset=utf-8")], subtitles::vtt(&tr.segments)).into_response()
         }
-        Format::VerboseJson => Json(json!({
-            "task": "transcribe",
-            "language": tr.language,
-            "duration": tr.duration,
-            "text": tr.text,
-            "segments": tr.segments,
-            "usage": usage(tr),
-        }))
-        .into_response(),
+        Format::VerboseJson => {
+            let mut body = tr.verbose_json(words);
+            body["usage"] = usage(tr);
+            Json(body).into_response()
+        }
     }
 }
 
