@@ -1,6 +1,6 @@
 //! POST /v1/audio/speech end to end with the real Piper voice (en_US-joe-medium from the
 //! asset cache): the OpenAI Python SDK suite in tests/http_tts, then client disconnects
-//! that must stop synthesis (seen in /metrics); and (ignored on lavapipe) the round trip
+//! that must stop synthesis (seen in /metrics); and the round trip
 //! through Whisper tiny.en.
 
 mod http_support;
