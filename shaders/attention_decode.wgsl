@@ -2,6 +2,10 @@
 //   optional per-head RMSNorm of q and k (Qwen3 q_norm / k_norm), rotary
 //   embedding of q and k at position pos0, the K/V cache append, and causal
 //   attention over positions 0..=pos0.
+// With PREPARED the feeding ops ran as their own dispatches (the unfused decode
+// graph): q is final and position pos0 is already in the cache. The attention
+// arithmetic is the same in both modes, so fused and unfused decode agree to
+// the rounding of the separate norm / rope kernels.
 // Workgroup (head h) works on kv head kvh = h / (n_heads / n_kv_heads). Every
 // workgroup of a kv group computes the new k/v itself (a few hundred FLOPs) and
 // uses it for position pos0 directly, so no workgroup waits for another's cache
@@ -34,6 +38,7 @@ struct Step { n_tokens: u32, pos0: u32, kv_len: u32, pad0: u32 }
 override FLAGS: u32 = 0u;
 const QK_NORM: u32 = 1u;
 const INTERLEAVED: u32 = 2u;
+const PREPARED: u32 = 4u;
 const WG: u32 = 256u;
 const NEG: f32 = -3.4028235e38;
 var<workgroup> qs: array<f32, 256>;
@@ -119,20 +124,29 @@ fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32) {
     let kvh = h / (p.n_heads / p.n_kv_heads);
     let qrow = row * p.n_heads * hd;
     let kvrow = row * p.n_kv_heads * hd;
-    if (t < hd) { tmp[t] = q[qrow + h * hd + t]; }
-    workgroupBarrier();
-    let qv = norm_rope(t, true, pos);
-    if (t < hd) { qs[t] = qv; tmp[t] = k[kvrow + kvh * hd + t]; }
-    workgroupBarrier();
-    let kv = norm_rope(t, false, pos);
-    if (t < hd) {
-        ks[t] = kv;
-        vs[t] = v[kvrow + kvh * hd + t];
-    }
     let cache_base = (slot * p.n_kv_heads + kvh) * p.max_seq * hd;
-    if (h % (p.n_heads / p.n_kv_heads) == 0u && t < hd && pos < p.max_seq) {
-        k_cache[(cache_base + pos * hd + t) / 4u][t % 4u] = kv;
-        v_cache[(cache_base + pos * hd + t) / 4u][t % 4u] = vs[t];
+    if ((FLAGS & PREPARED) != 0u) {
+        if (t < hd) {
+            qs[t] = q[qrow + h * hd + t];
+            let at = (cache_base + min(pos, p.max_seq - 1u) * hd + t) / 4u;
+            ks[t] = k_cache[at][t % 4u];
+            vs[t] = v_cache[at][t % 4u];
+        }
+    } else {
+        if (t < hd) { tmp[t] = q[qrow + h * hd + t]; }
+        workgroupBarrier();
+        let qv = norm_rope(t, true, pos);
+        if (t < hd) { qs[t] = qv; tmp[t] = k[kvrow + kvh * hd + t]; }
+        workgroupBarrier();
+        let kv = norm_rope(t, false, pos);
+        if (t < hd) {
+            ks[t] = kv;
+            vs[t] = v[kvrow + kvh * hd + t];
+        }
+        if (h % (p.n_heads / p.n_kv_heads) == 0u && t < hd && pos < p.max_seq) {
+            k_cache[(cache_base + pos * hd + t) / 4u][t % 4u] = kv;
+            v_cache[(cache_base + pos * hd + t) / 4u][t % 4u] = vs[t];
+        }
     }
     workgroupBarrier();
     // Each chunk of positions in three phases, with no per-key barrier:
@@ -161,7 +175,11 @@ fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32) {
             let j = c0 + jj;
             var d = 0.0;
             if (j == pos) {
-                for (var i = 0u; i < hd; i++) { d += qs[i] * ks[i]; }
+                // The same vec4 grouping as a cache row, so both modes round alike.
+                for (var i = 0u; i < hd4; i++) {
+                    let qv4 = vec4<f32>(qs[4u * i], qs[4u * i + 1u], qs[4u * i + 2u], qs[4u * i + 3u]);
+                    d += dot(qv4, vec4<f32>(ks[4u * i], ks[4u * i + 1u], ks[4u * i + 2u], ks[4u * i + 3u]));
+                }
             } else {
                 let row = base4 + j * hd4;
                 for (var i = 0u; i < hd4; i++) {

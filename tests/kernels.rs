@@ -19,7 +19,7 @@ fn f32t(g: &mut Graph, label: &str, data: &[f32], cols: usize) -> TensorId {
 
 /// Builds, poisons, runs one step and returns the plan for reading outputs.
 fn run(g: Graph, n_tokens: usize, pos0: usize, max_tokens: usize) -> Plan {
-    let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens }).unwrap();
+    let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens, ..Default::default() }).unwrap();
     plan.poison_activations();
     plan.run(n_tokens, pos0);
     plan

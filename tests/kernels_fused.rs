@@ -20,7 +20,7 @@ fn int4(r: &mut StdRng, g: &mut Graph, label: &str, n: usize, k: usize, group: u
 }
 
 fn run(g: Graph, pos0: usize) -> Plan {
-    let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: 1 }).unwrap();
+    let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: 1, ..Default::default() }).unwrap();
     plan.poison_activations();
     plan.run(1, pos0);
     plan
@@ -207,7 +207,7 @@ fn fused_matvec_many_rows() {
         let mats = vec![MatOut { w: wo, bias: None, out: y }];
         g.push(Op::FusedMatvec(FusedMatvec { x: xt, norm: None, gate: None, mats, epilogue: Epilogue::Residual(rt) }));
         g.outputs.extend([ya, yb, s, y]);
-        let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: rows }).unwrap();
+        let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: rows, ..Default::default() }).unwrap();
         plan.poison_activations();
         plan.run(rows, 0);
         let xn = reference::rmsnorm(&x, &nw, k, 1e-5, false);

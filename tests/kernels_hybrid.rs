@@ -39,7 +39,7 @@ fn causal_conv_carries_state_across_steps() {
         g.push(Op::Add { a: src, b: zeros, out: xt });
         g.push(Op::CausalConv(CausalConv { x: xt, weight: wt, state: st, out, channels, kernel }));
         g.outputs.push(out);
-        let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: max }).unwrap();
+        let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: max, ..Default::default() }).unwrap();
         plan.poison_activations();
         for (m, x) in steps.iter().zip(&x_all) {
             write(&plan, src, x);
@@ -83,7 +83,7 @@ fn gated_delta_carries_state_across_steps() {
         let attrs = DeltaShape { k_heads, v_heads, dk, dv };
         g.push(Op::GatedDelta(GatedDelta { qkv, a, b, a_log: alt, dt_bias: dtt, state: st, out, attrs }));
         g.outputs.push(out);
-        let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: max }).unwrap();
+        let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: max, ..Default::default() }).unwrap();
         plan.poison_activations();
         for &m in &steps {
             let (xq, xa, xb) = (randn(&mut r, m * width), randn(&mut r, m * v_heads), randn(&mut r, m * v_heads));
@@ -113,7 +113,7 @@ fn rmsnorm_gated_and_sigmoid_gate() {
         let gated = g.activation("gated", dim * rows, Rows::Tokens);
         g.push(Op::SigmoidGate(SigmoidGate { x: xt, gate: zt, out: gated }));
         g.outputs.extend([out, gated]);
-        let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: m }).unwrap();
+        let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: m, ..Default::default() }).unwrap();
         plan.poison_activations();
         plan.run(m, 0);
         let want = hybrid::rmsnorm_gated(&x, &z, &w, dim, 1e-6);
@@ -148,7 +148,7 @@ fn dual_rmsnorm_matches_two_norms() {
             add_unit,
         }));
         g.outputs.extend([q_out, k_out]);
-        let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: m }).unwrap();
+        let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: m, ..Default::default() }).unwrap();
         plan.poison_activations();
         plan.run(m, 0);
         let want_q = reference::rmsnorm(&q, &qw, dim, 1e-6, add_unit);

@@ -70,7 +70,8 @@ impl BatchedDecoder {
         let limits = PassLimits { max_storage_buffers_per_stage: gpu.caps.max_storage_buffers_per_stage };
         passes::run(&mut built.graph, &model.opts.fusion, limits);
         let logits = built.logits;
-        let plan = Plan::new(&gpu, built.graph, PlanOptions { max_tokens: slots })?;
+        let cap = model.opts.fusion.max_storage_buffers;
+        let plan = Plan::new(&gpu, built.graph, PlanOptions { max_tokens: slots, max_storage_buffers: cap })?;
         let scratch = Session::new(model, SessionOptions::default())?;
         let (kv_heads, head_dim) = match io.layers.first() {
             Some(LayerState::Attention { k_cache, .. }) => match k_cache.as_ref() {

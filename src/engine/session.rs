@@ -68,8 +68,9 @@ impl Session {
             let b = arch.build_graph(&io, Mode::Prefill { all_logits: true });
             (b.graph, b.logits)
         });
-        let prefill = Plan::new(gpu, pre.graph, PlanOptions { max_tokens: chunk })?;
-        let decode = Plan::new(gpu, dec.graph, PlanOptions { max_tokens: 1 })?;
+        let prefill = Plan::new(gpu, pre.graph, PlanOptions { max_tokens: chunk, ..Default::default() })?;
+        let cap = model.opts.fusion.max_storage_buffers;
+        let decode = Plan::new(gpu, dec.graph, PlanOptions { max_tokens: 1, max_storage_buffers: cap })?;
         let staging = (0..3)
             .map(|_| {
                 gpu.device.create_buffer(&wgpu::BufferDescriptor {
@@ -166,7 +167,8 @@ impl Session {
         }
         if self.all_prefill.is_none() {
             let (graph, logits) = self.all_graph.take().expect("a last-row session keeps its all-logits graph");
-            let plan = Plan::new(self.prefill.gpu(), graph, PlanOptions { max_tokens: self.chunk })?;
+            let plan =
+                Plan::new(self.prefill.gpu(), graph, PlanOptions { max_tokens: self.chunk, ..Default::default() })?;
             self.all_prefill = Some((plan, logits));
         }
         let gpu = self.prefill_gpu();

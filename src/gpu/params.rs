@@ -203,6 +203,8 @@ pub mod fused {
 pub mod attn_decode {
     pub const QK_NORM: u32 = 1;
     pub const INTERLEAVED: u32 = 2;
+    /// q is final and the new token's K/V are in the cache (the unfused decode graph).
+    pub const PREPARED: u32 = 4;
 }
 
 gpu_params!(Conv1dParams {

@@ -96,8 +96,8 @@ pub fn matmul_rows(max_tokens: usize) -> MatmulRows {
 
 /// Chooses a kernel for every op. `max_tokens == 1` means a decode plan, where
 /// matmuls use the K-parallel matvec kernels.
-pub fn select(graph: &Graph, max_tokens: usize) -> Result<Vec<DispatchSpec>, SelectError> {
-    graph.ops.iter().enumerate().map(|(i, op)| select_one(graph, i, op, max_tokens)).collect()
+pub fn select(graph: &Graph, max_tokens: usize, storage_limit: u32) -> Result<Vec<DispatchSpec>, SelectError> {
+    graph.ops.iter().enumerate().map(|(i, op)| select_one(graph, i, op, max_tokens, storage_limit)).collect()
 }
 
 fn bound(graph: &Graph, t: TensorId) -> Option<&DeviceTensor> {
@@ -114,7 +114,14 @@ fn rows_of(graph: &Graph, t: TensorId) -> Rows {
     }
 }
 
-pub fn select_one(graph: &Graph, index: usize, op: &Op, max_tokens: usize) -> Result<DispatchSpec, SelectError> {
+/// `storage_limit`: storage buffers a dispatch may bind (a kernel needing more is not chosen).
+pub fn select_one(
+    graph: &Graph,
+    index: usize,
+    op: &Op,
+    max_tokens: usize,
+    storage_limit: u32,
+) -> Result<DispatchSpec, SelectError> {
     let err = |msg: String| SelectError::Shape { index, op: op.name(), msg };
     let w = |t: TensorId| graph.width(t);
     let tokens_grid = |width: usize| Grid { x: Dim::Fixed(ceil(width, 256)), y: Dim::TOKENS };
@@ -234,6 +241,26 @@ pub fn select_one(graph: &Graph, index: usize, op: &Op, max_tokens: usize) -> Re
                     "unsupported heads: {} q / {} kv, head_dim {}",
                     a.n_heads, a.n_kv_heads, a.head_dim
                 )));
+            }
+            // A decode step runs the fused decode kernel's attention on the prepared q and
+            // cache, so fused and unfused plans share one arithmetic (where its 9 bindings fit;
+            // else the fused pass was skipped too and both run attention.wgsl).
+            if max_tokens == 1 && a.head_dim % 4 == 0 && storage_limit >= 9 {
+                let flags = params::attn_decode::PREPARED;
+                let p = params::AttentionDecodeParams {
+                    n_heads: a.n_heads as u32,
+                    n_kv_heads: a.n_kv_heads as u32,
+                    head_dim: a.head_dim as u32,
+                    max_seq: a.max_seq as u32,
+                    scale,
+                    flags,
+                    ..Default::default()
+                };
+                let mut b = vec![Bind::Tensor(q)];
+                b.extend([Bind::Dummy; 5]);
+                b.extend([k_cache, v_cache, out].map(Bind::Tensor));
+                let grid = Grid { x: Dim::Fixed(a.n_heads as u32), y: Dim::Fixed(1) };
+                return Ok(DispatchSpec { flags, ..spec(KernelId::AttentionDecode, bytes(p), b, grid) });
             }
             let p = params::AttentionParams {
                 n_heads: a.n_heads as u32,

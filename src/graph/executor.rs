@@ -21,10 +21,13 @@ pub enum PlanError {
     Unwritten(String),
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct PlanOptions {
     /// Most tokens one step may carry (1 for a decode plan).
     pub max_tokens: usize,
+    /// A lower cap than the device's on storage buffers per dispatch
+    /// (`FusionConfig::max_storage_buffers`): kernel choices respect it too.
+    pub max_storage_buffers: Option<u32>,
 }
 
 struct Dispatch {
@@ -45,7 +48,8 @@ pub struct Plan {
 
 impl Plan {
     pub fn new(gpu: &Arc<Gpu>, graph: Graph, opts: PlanOptions) -> Result<Plan, PlanError> {
-        let specs = dispatch::select(&graph, opts.max_tokens)?;
+        let limit = gpu.caps.max_storage_buffers_per_stage.min(opts.max_storage_buffers.unwrap_or(u32::MAX));
+        let specs = dispatch::select(&graph, opts.max_tokens, limit)?;
         let assignment = alloc::assign(&graph, opts.max_tokens);
         let mut pool = Vec::with_capacity(assignment.slot_bytes.len());
         for (i, bytes) in assignment.slot_bytes.iter().enumerate() {

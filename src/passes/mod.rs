@@ -175,7 +175,7 @@ pub(crate) fn fuse(g: &mut Graph, group: &[usize], op: Op, limits: &PassLimits) 
             }
         }
     }
-    let spec = dispatch::select_one(g, 0, &op, 1).map_err(|e| e.to_string())?;
+    let spec = dispatch::select_one(g, 0, &op, 1, limits.max_storage_buffers_per_stage).map_err(|e| e.to_string())?;
     let storage = spec.bindings.len() as u32;
     if storage > limits.max_storage_buffers_per_stage {
         return Err(format!(
