@@ -75,7 +75,7 @@ pub fn run(args: SpeakArgs) -> anyhow::Result<()> {
             let r = speak(&voice, &text.join(" "), p)?;
             println!(
                 "{n:>2} sentence(s): first audio after {:.1} ms, {:.2} s of audio in {:.3} s, RTF {:.4} \
-                 (encoder+durations {:.3} s, flow {:.3} s, decoder {:.3} s)",
+                 (encoder+durations {:.3} s, flow on the CPU {:.3} s, GPU flow+decoder {:.3} s)",
                 r.first_audio_s * 1e3,
                 r.audio_s,
                 r.total_s,
@@ -95,7 +95,7 @@ pub fn run(args: SpeakArgs) -> anyhow::Result<()> {
     std::fs::write(&args.out, bytes).with_context(|| format!("writing {}", args.out.display()))?;
     eprintln!(
         "{}: {:.2} s of audio in {:.3} s (RTF {:.4}), first audio after {:.1} ms \
-         (encoder+durations {:.3} s, flow {:.3} s, decoder {:.3} s)",
+         (encoder+durations {:.3} s, flow on the CPU {:.3} s, GPU flow+decoder {:.3} s)",
         args.out.display(),
         r.audio_s,
         r.total_s,

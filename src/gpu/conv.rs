@@ -216,6 +216,39 @@ impl GpuSnake {
     }
 }
 
+/// WaveNet's gated activation `tanh(a[..c]) * sigmoid(a[c..])` (`wavenet_gate.wgsl`).
+pub struct GpuGate {
+    pub channels: usize,
+    params: wgpu::Buffer,
+    pipeline: Arc<wgpu::ComputePipeline>,
+}
+
+impl GpuGate {
+    pub fn new(gpu: &Gpu, channels: usize) -> Self {
+        let p = SnakeParams { channels: channels as u32, ..Default::default() };
+        GpuGate {
+            channels,
+            params: gpu.uniform_from("wavenet gate", &p),
+            pipeline: gpu.pipeline(PipelineKey { kernel: KernelId::WavenetGate, flags: 0 }),
+        }
+    }
+
+    /// Records `y [channels, t] = gate(a [2 * channels, t])`; `y` must not alias `a`.
+    pub fn record(
+        &self,
+        gpu: &Gpu,
+        rec: &mut Recorder,
+        step: &wgpu::Buffer,
+        t: usize,
+        a: &wgpu::Buffer,
+        y: &wgpu::Buffer,
+    ) {
+        let entries =
+            [self.params.as_entire_binding(), step.as_entire_binding(), a.as_entire_binding(), y.as_entire_binding()];
+        rec.push(gpu, &self.pipeline, &entries, (t.div_ceil(256) as u32, self.channels as u32));
+    }
+}
+
 /// The dispatches of one call, recorded in order and submitted in one compute pass.
 pub struct Recorder {
     dummy: wgpu::Buffer,

@@ -2,7 +2,7 @@
 //! ordered bindings, grid). Pure: no GPU objects are created here, so the
 //! choice of kernels can be snapshot-tested without a device.
 
-use super::ir::{DeviceTensor, Epilogue, Graph, Op, Rows, Storage, TensorId};
+use super::ir::{AttnShape, DeviceTensor, Epilogue, Graph, Op, Rows, Storage, TensorId};
 use crate::gpu::params::{self, flags};
 use crate::gpu::KernelId;
 
@@ -247,15 +247,7 @@ pub fn select_one(
             // else the fused pass was skipped too and both run attention.wgsl).
             if max_tokens == 1 && a.head_dim % 4 == 0 && storage_limit >= 9 {
                 let flags = params::attn_decode::PREPARED;
-                let p = params::AttentionDecodeParams {
-                    n_heads: a.n_heads as u32,
-                    n_kv_heads: a.n_kv_heads as u32,
-                    head_dim: a.head_dim as u32,
-                    max_seq: a.max_seq as u32,
-                    scale,
-                    flags,
-                    ..Default::default()
-                };
+                let p = attn_decode_params(a, scale, 0, flags, 0.0);
                 let mut b = vec![Bind::Tensor(q)];
                 b.extend([Bind::Dummy; 5]);
                 b.extend([k_cache, v_cache, out].map(Bind::Tensor));
@@ -386,16 +378,7 @@ pub fn select_one(
                 }
                 None => (Bind::Dummy, Bind::Dummy),
             };
-            let p = params::AttentionDecodeParams {
-                n_heads: s.n_heads as u32,
-                n_kv_heads: s.n_kv_heads as u32,
-                head_dim: s.head_dim as u32,
-                max_seq: s.max_seq as u32,
-                scale: a.scale,
-                rotary_dim: a.rope.rotary_dim as u32,
-                flags,
-                eps,
-            };
+            let p = attn_decode_params(s, a.scale, a.rope.rotary_dim, flags, eps);
             let mut b = vec![
                 Bind::Tensor(a.q),
                 Bind::Tensor(a.k),
@@ -517,6 +500,26 @@ pub fn select_one(
             spec(KernelId::SplitCols, bytes(p), b, tokens_grid(total as usize))
         }
     })
+}
+
+/// `attention_decode.wgsl`'s uniforms.
+fn attn_decode_params(
+    a: AttnShape,
+    scale: f32,
+    rotary_dim: usize,
+    flags: u32,
+    eps: f32,
+) -> params::AttentionDecodeParams {
+    params::AttentionDecodeParams {
+        n_heads: a.n_heads as u32,
+        n_kv_heads: a.n_kv_heads as u32,
+        head_dim: a.head_dim as u32,
+        max_seq: a.max_seq as u32,
+        scale,
+        rotary_dim: rotary_dim as u32,
+        flags,
+        eps,
+    }
 }
 
 /// Batched decode (up to this many rows) uses the INT4 matvec kernel; prefill chunks, the tiled matmul.

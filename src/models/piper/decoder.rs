@@ -25,7 +25,9 @@ pub struct Decoder {
     pub c_in: usize,
     /// Samples per frame (product of the upsample rates).
     pub hop: usize,
-    pre: GpuConv1d,
+    /// conv_pre as two convs over the input's halves (channels [0, c_in / 2) with the
+    /// bias, then the rest added in): the flow leaves z in two buffers.
+    pre: [GpuConv1d; 2],
     stages: Vec<Stage>,
     post: GpuConv1d,
 }
@@ -49,7 +51,14 @@ impl Decoder {
         }
         let pre_conv = Conv::load(ck, "dec.conv_pre", 1, 1)?;
         let c_in = pre_conv.shape.c_in;
-        let pre = upload(&gpu, "dec.conv_pre", pre_conv, Conv1dEpilogue::default());
+        if pre_conv.shape.groups != 1 || c_in < 2 {
+            return Err(bad(ck, "dec.conv_pre must be an ungrouped conv over >= 2 channels"));
+        }
+        let add = Conv1dEpilogue { accumulate: true, ..Default::default() };
+        let pre = [
+            upload(&gpu, "dec.conv_pre", in_channels(&pre_conv, 0, c_in / 2, true), Conv1dEpilogue::default()),
+            upload(&gpu, "dec.conv_pre", in_channels(&pre_conv, c_in / 2, c_in, false), add),
+        ];
         let mut stages = Vec::new();
         for i in 0..n_up {
             let name = format!("dec.ups.{i}.weight");
@@ -98,18 +107,35 @@ impl Decoder {
     /// Waveform `[t * hop]` of latent frames `z: [c_in, t]`.
     pub fn forward(&self, z: &[f32], t: usize) -> Result<Vec<f32>, GpuError> {
         let gpu = &*self.gpu;
+        let s = self.c_in / 2 * t;
+        let (a, b) = (gpu.storage_from("z", &z[..s]), gpu.storage_from("z", &z[s..]));
         let mut rec = Recorder::new(gpu);
-        let zb = gpu.storage_from("z", z);
+        let (out, len) = self.record(&mut rec, &a, &b, t)?;
+        rec.submit(gpu);
+        gpu.read_f32(&out, len)
+    }
+
+    /// Records the generator on z given as its two channel halves ([c_in / 2, t] and
+    /// [c_in - c_in / 2, t]); returns the buffer the samples will be in, and their count.
+    pub fn record(
+        &self,
+        rec: &mut Recorder,
+        a: &wgpu::Buffer,
+        b: &wgpu::Buffer,
+        t: usize,
+    ) -> Result<(wgpu::Buffer, usize), GpuError> {
+        let gpu = &*self.gpu;
         let mut len = t;
         let mut step = Recorder::step(gpu, len);
-        let mut cur = gpu.storage("dec.pre", (self.pre.shape.c_out * len * 4) as u64);
-        self.pre.record(gpu, &mut rec, &step, len, &zb, None, &cur);
+        let mut cur = gpu.storage("dec.pre", (self.pre[0].shape.c_out * len * 4) as u64);
+        self.pre[0].record(gpu, rec, &step, len, a, None, &cur);
+        self.pre[1].record(gpu, rec, &step, len, b, None, &cur);
         for st in &self.stages {
             let len2 = st.up.shape.t_out(len);
             let bytes = (st.channels * len2 * 4) as u64;
             gpu.check_binding("decoder activation", bytes)?;
             let up = gpu.storage("dec.up", bytes);
-            st.up.record(gpu, &mut rec, &step, len, &cur, &up);
+            st.up.record(gpu, rec, &step, len, &cur, &up);
             len = len2;
             step = Recorder::step(gpu, len);
             let acc = gpu.storage("dec.acc", bytes);
@@ -118,15 +144,28 @@ impl Decoder {
                 let mut src = &up;
                 for (c, conv) in block.iter().enumerate() {
                     let dst = if c + 1 == block.len() { &acc } else { &tmp[c % 2] };
-                    conv.record(gpu, &mut rec, &step, len, src, Some(src), dst);
+                    conv.record(gpu, rec, &step, len, src, Some(src), dst);
                     src = dst;
                 }
             }
             cur = acc;
         }
         let out = gpu.storage("dec.out", (len * 4) as u64);
-        self.post.record(gpu, &mut rec, &step, len, &cur, None, &out);
-        rec.submit(gpu);
-        gpu.read_f32(&out, len)
+        self.post.record(gpu, rec, &step, len, &cur, None, &out);
+        Ok((out, len))
+    }
+}
+
+/// Input channels [lo, hi) of an ungrouped conv (with the bias when `bias`).
+fn in_channels(c: &Conv, lo: usize, hi: usize, bias: bool) -> Conv {
+    let (co, ci, k) = (c.shape.c_out, c.shape.c_in, c.shape.kernel);
+    let mut w = Vec::with_capacity(co * (hi - lo) * k);
+    for o in 0..co {
+        w.extend_from_slice(&c.w[(o * ci + lo) * k..(o * ci + hi) * k]);
+    }
+    Conv {
+        shape: crate::reference::conv::Conv1dShape { c_in: hi - lo, ..c.shape },
+        w,
+        b: if bias { c.b.clone() } else { None },
     }
 }

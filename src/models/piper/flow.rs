@@ -1,26 +1,26 @@
 //! VITS residual coupling flow (mean-only), reverse direction: for each coupling layer
 //! from last to first, flip the channels and subtract a WaveNet-predicted mean from the
-//! second half. CPU; the convolutions are the same shapes the GPU kernels handle.
+//! second half. This CPU version is the reference of the GPU one (`flow_gpu.rs`).
 
 use super::layers::{count, Conv};
 use crate::models::ModelError;
 use crate::weights::safetensors::Checkpoint;
 
-struct WaveNet {
-    in_layers: Vec<Conv>,
-    res_skip: Vec<Conv>,
-    hidden: usize,
+pub(super) struct WaveNet {
+    pub(super) in_layers: Vec<Conv>,
+    pub(super) res_skip: Vec<Conv>,
+    pub(super) hidden: usize,
 }
 
-struct Coupling {
-    pre: Conv,
-    enc: WaveNet,
-    post: Conv,
+pub(super) struct Coupling {
+    pub(super) pre: Conv,
+    pub(super) enc: WaveNet,
+    pub(super) post: Conv,
 }
 
 pub struct Flow {
     /// flow.flows.{0,2,4,...}, in forward order (each followed by a Flip).
-    layers: Vec<Coupling>,
+    pub(super) layers: Vec<Coupling>,
     pub channels: usize,
 }
 

@@ -1,5 +1,6 @@
-//! Piper voices (VITS): text encoder, stochastic duration predictor, reverse flow on the
-//! CPU; the HiFi-GAN decoder, nearly all of the arithmetic, on the GPU. Loaded from the
+//! Piper voices (VITS): text encoder and stochastic duration predictor on the CPU; the
+//! reverse flow (WaveNet couplings) and the HiFi-GAN decoder, nearly all of the
+//! arithmetic, on the GPU in one submission. Loaded from the
 //! safetensors + config.json that tools/piper/convert_voice.py makes from a voice's
 //! `.onnx` + `.onnx.json`.
 
@@ -8,6 +9,7 @@ pub mod decoder;
 pub mod duration;
 pub mod encoder;
 pub mod flow;
+pub mod flow_gpu;
 pub mod layers;
 
 use std::path::Path;
@@ -27,7 +29,10 @@ pub struct PiperVoice {
     encoder: encoder::TextEncoder,
     duration: duration::DurationPredictor,
     flow: flow::Flow,
+    /// The flow on the GPU (None: the CPU flow runs, see `GpuFlow::new`).
+    gpu_flow: Option<flow_gpu::GpuFlow>,
     decoder: decoder::Decoder,
+    gpu: Arc<Gpu>,
 }
 
 /// Per-request synthesis settings (Piper's `scales` input plus a noise seed).
@@ -49,7 +54,8 @@ impl SynthParams {
 pub struct Synthesis {
     pub audio: Vec<f32>,
     pub durations: Vec<usize>,
-    /// Seconds in text encoder + duration predictor, flow (CPU) and decoder (GPU).
+    /// Seconds in text encoder + duration predictor, flow (0 when it runs on the GPU with the
+    /// decoder) and decoder.
     pub timings: [f64; 3],
 }
 
@@ -69,8 +75,9 @@ impl PiperVoice {
         let encoder = encoder::TextEncoder::load(&ck)?;
         let duration = duration::DurationPredictor::load(&ck, encoder.hidden)?;
         let flow = flow::Flow::load(&ck)?;
-        let decoder = decoder::Decoder::load(gpu, &ck, &arch)?;
-        Ok(PiperVoice { config, encoder, duration, flow, decoder })
+        let decoder = decoder::Decoder::load(gpu.clone(), &ck, &arch)?;
+        let gpu_flow = flow_gpu::GpuFlow::new(&gpu, &flow).filter(|f| 2 * f.half == decoder.c_in);
+        Ok(PiperVoice { config, encoder, duration, flow, gpu_flow, decoder, gpu })
     }
 
     pub fn sample_rate(&self) -> u32 {
@@ -133,10 +140,23 @@ impl PiperVoice {
             }
         }
         let t1 = std::time::Instant::now();
-        self.flow.reverse(&mut z, frames);
-        let t2 = std::time::Instant::now();
-        let audio = self.decoder.forward(&z, frames)?;
-        let timings = [(t1 - t0).as_secs_f64(), (t2 - t1).as_secs_f64(), t2.elapsed().as_secs_f64()];
+        let audio = match &self.gpu_flow {
+            Some(f) => {
+                let g = &*self.gpu;
+                let s = f.half * frames;
+                let (a, b) = (g.storage_from("z", &z[..s]), g.storage_from("z", &z[s..]));
+                let mut rec = crate::gpu::conv::Recorder::new(g);
+                f.record(&mut rec, frames, &a, &b);
+                let (out, len) = self.decoder.record(&mut rec, &a, &b, frames)?;
+                rec.submit(g);
+                g.read_f32(&out, len)?
+            }
+            None => {
+                self.flow.reverse(&mut z, frames);
+                self.decoder.forward(&z, frames)?
+            }
+        };
+        let timings = [(t1 - t0).as_secs_f64(), 0.0, t1.elapsed().as_secs_f64()];
         Ok(Synthesis { audio, durations, timings })
     }
 }
@@ -146,4 +166,34 @@ fn normal(rng: &mut ChaCha8Rng) -> f32 {
     let u1: f64 = rng.random_range(f64::EPSILON..1.0);
     let u2: f64 = rng.random::<f64>();
     ((-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()) as f32
+}
+
+impl PiperVoice {
+    /// The reverse flow alone, on the GPU when it runs there (else the CPU): `z: [channels, t]`
+    /// in, f^-1(z) out. For tests of the GPU flow against the CPU one.
+    pub fn flow_reverse(&self, z: &[f32], t: usize, on_gpu: bool) -> Result<Vec<f32>, ModelError> {
+        match (&self.gpu_flow, on_gpu) {
+            (Some(f), true) => {
+                let g = &*self.gpu;
+                let s = f.half * t;
+                let (a, b) = (g.storage_from("z", &z[..s]), g.storage_from("z", &z[s..]));
+                let mut rec = crate::gpu::conv::Recorder::new(g);
+                f.record(&mut rec, t, &a, &b);
+                rec.submit(g);
+                let mut out = g.read_f32(&a, s)?;
+                out.extend(g.read_f32(&b, z.len() - s)?);
+                Ok(out)
+            }
+            _ => {
+                let mut z = z.to_vec();
+                self.flow.reverse(&mut z, t);
+                Ok(z)
+            }
+        }
+    }
+
+    /// Whether the flow runs on the GPU.
+    pub fn flow_on_gpu(&self) -> bool {
+        self.gpu_flow.is_some()
+    }
 }
