@@ -75,6 +75,9 @@ pub struct GenerationConfig {
     pub begin_suppress_tokens: Option<Vec<i64>>,
     #[serde(default)]
     pub max_initial_timestamp_index: Option<u32>,
+    /// Whether the checkpoint has language tokens (absent: guessed from the vocabulary size).
+    #[serde(default)]
+    pub is_multilingual: Option<bool>,
     /// [layer, head] pairs of the decoder's cross-attention that follow the audio (word timestamps).
     #[serde(default)]
     pub alignment_heads: Option<Vec<[usize; 2]>>,

@@ -69,9 +69,9 @@ impl WhisperTranscriber {
         let tpath = dir.join("tokenizer.json");
         let tok = tokenizers::Tokenizer::from_file(&tpath)
             .map_err(|e| ModelError::Config { path: tpath.clone(), msg: e.to_string() })?;
-        let multilingual = model.cfg.vocab_size >= 51865;
-        let sp = Specials::from_tokenizer(&tok, multilingual, &tpath)?;
         let gen = GenerationConfig::load(dir)?;
+        let multilingual = gen.is_multilingual.unwrap_or(model.cfg.vocab_size >= 51865);
+        let sp = Specials::from_tokenizer(&tok, multilingual, &tpath)?;
         let ids =
             |v: &Option<Vec<i64>>| -> Vec<u32> { v.iter().flatten().filter(|&&i| i >= 0).map(|&i| i as u32).collect() };
         let mut suppress = ids(&gen.suppress_tokens);
