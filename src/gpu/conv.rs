@@ -176,22 +176,42 @@ impl GpuConvTranspose1d {
     }
 }
 
-/// A Snake activation (`snake.wgsl`) with its per-channel alphas resident on the GPU.
-pub struct GpuSnake {
-    pub channels: usize,
-    alpha: wgpu::Buffer,
+/// A per-channel elementwise kernel over `[channels, t]` tensors (`snake.wgsl`,
+/// `wavenet_gate.wgsl`): its `channels` uniform and pipeline; bindings after the
+/// uniforms are the kernel's buffers in order; grid (ceil(t / 256), channels).
+struct PerChannel {
+    channels: usize,
     params: wgpu::Buffer,
     pipeline: Arc<wgpu::ComputePipeline>,
 }
 
+impl PerChannel {
+    fn new(gpu: &Gpu, label: &str, kernel: KernelId, channels: usize) -> Self {
+        let p = SnakeParams { channels: channels as u32, ..Default::default() };
+        let pipeline = gpu.pipeline(PipelineKey { kernel, flags: 0 });
+        PerChannel { channels, params: gpu.uniform_from(label, &p), pipeline }
+    }
+
+    fn record(&self, gpu: &Gpu, rec: &mut Recorder, step: &wgpu::Buffer, t: usize, bufs: &[&wgpu::Buffer]) {
+        let mut entries = vec![self.params.as_entire_binding(), step.as_entire_binding()];
+        entries.extend(bufs.iter().map(|b| b.as_entire_binding()));
+        rec.push(gpu, &self.pipeline, &entries, (t.div_ceil(256) as u32, self.channels as u32));
+    }
+}
+
+/// A Snake activation (`snake.wgsl`) with its per-channel alphas resident on the GPU.
+pub struct GpuSnake {
+    pub channels: usize,
+    alpha: wgpu::Buffer,
+    kernel: PerChannel,
+}
+
 impl GpuSnake {
     pub fn new(gpu: &Gpu, label: &str, alpha: &[f32]) -> Self {
-        let p = SnakeParams { channels: alpha.len() as u32, ..Default::default() };
         GpuSnake {
             channels: alpha.len(),
             alpha: gpu.storage_from(label, alpha),
-            params: gpu.uniform_from(label, &p),
-            pipeline: gpu.pipeline(PipelineKey { kernel: KernelId::Snake, flags: 0 }),
+            kernel: PerChannel::new(gpu, label, KernelId::Snake, alpha.len()),
         }
     }
 
@@ -205,32 +225,18 @@ impl GpuSnake {
         x: &wgpu::Buffer,
         y: &wgpu::Buffer,
     ) {
-        let entries = [
-            self.params.as_entire_binding(),
-            step.as_entire_binding(),
-            x.as_entire_binding(),
-            self.alpha.as_entire_binding(),
-            y.as_entire_binding(),
-        ];
-        rec.push(gpu, &self.pipeline, &entries, (t.div_ceil(256) as u32, self.channels as u32));
+        self.kernel.record(gpu, rec, step, t, &[x, &self.alpha, y]);
     }
 }
 
 /// WaveNet's gated activation `tanh(a[..c]) * sigmoid(a[c..])` (`wavenet_gate.wgsl`).
 pub struct GpuGate {
-    pub channels: usize,
-    params: wgpu::Buffer,
-    pipeline: Arc<wgpu::ComputePipeline>,
+    kernel: PerChannel,
 }
 
 impl GpuGate {
     pub fn new(gpu: &Gpu, channels: usize) -> Self {
-        let p = SnakeParams { channels: channels as u32, ..Default::default() };
-        GpuGate {
-            channels,
-            params: gpu.uniform_from("wavenet gate", &p),
-            pipeline: gpu.pipeline(PipelineKey { kernel: KernelId::WavenetGate, flags: 0 }),
-        }
+        GpuGate { kernel: PerChannel::new(gpu, "wavenet gate", KernelId::WavenetGate, channels) }
     }
 
     /// Records `y [channels, t] = gate(a [2 * channels, t])`; `y` must not alias `a`.
@@ -243,9 +249,7 @@ impl GpuGate {
         a: &wgpu::Buffer,
         y: &wgpu::Buffer,
     ) {
-        let entries =
-            [self.params.as_entire_binding(), step.as_entire_binding(), a.as_entire_binding(), y.as_entire_binding()];
-        rec.push(gpu, &self.pipeline, &entries, (t.div_ceil(256) as u32, self.channels as u32));
+        self.kernel.record(gpu, rec, step, t, &[a, y]);
     }
 }
 

@@ -2,7 +2,8 @@
 //! ordered bindings, grid). Pure: no GPU objects are created here, so the
 //! choice of kernels can be snapshot-tested without a device.
 
-use super::ir::{AttnShape, DeviceTensor, Epilogue, Graph, Op, Rows, Storage, TensorId};
+use super::dispatch_attention as attention;
+use super::ir::{DeviceTensor, Epilogue, Graph, Op, Rows, Storage, TensorId};
 use crate::gpu::params::{self, flags};
 use crate::gpu::KernelId;
 
@@ -67,7 +68,7 @@ fn ceil(a: usize, b: usize) -> u32 {
     a.div_ceil(b) as u32
 }
 
-fn bytes<T: bytemuck::Pod>(v: T) -> Vec<u8> {
+pub(super) fn bytes<T: bytemuck::Pod>(v: T) -> Vec<u8> {
     bytemuck::bytes_of(&v).to_vec()
 }
 
@@ -236,35 +237,8 @@ pub fn select_one(
             spec(KernelId::KvAppend, bytes(p), b, tokens_grid(kv_width))
         }
         Op::Attention { q, k_cache, v_cache, out, attrs: a, scale } => {
-            if a.head_dim > 256 || a.n_heads % a.n_kv_heads != 0 {
-                return Err(err(format!(
-                    "unsupported heads: {} q / {} kv, head_dim {}",
-                    a.n_heads, a.n_kv_heads, a.head_dim
-                )));
-            }
-            // A decode step runs the fused decode kernel's attention on the prepared q and
-            // cache, so fused and unfused plans share one arithmetic (where its 9 bindings fit;
-            // else the fused pass was skipped too and both run attention.wgsl).
-            if max_tokens == 1 && a.head_dim % 4 == 0 && storage_limit >= 9 {
-                let flags = params::attn_decode::PREPARED;
-                let p = attn_decode_params(a, scale, 0, flags, 0.0);
-                let mut b = vec![Bind::Tensor(q)];
-                b.extend([Bind::Dummy; 5]);
-                b.extend([k_cache, v_cache, out].map(Bind::Tensor));
-                let grid = Grid { x: Dim::Fixed(a.n_heads as u32), y: Dim::Fixed(1) };
-                return Ok(DispatchSpec { flags, ..spec(KernelId::AttentionDecode, bytes(p), b, grid) });
-            }
-            let p = params::AttentionParams {
-                n_heads: a.n_heads as u32,
-                n_kv_heads: a.n_kv_heads as u32,
-                head_dim: a.head_dim as u32,
-                max_seq: a.max_seq as u32,
-                scale,
-                ..Default::default()
-            };
-            let grid = Grid { x: Dim::Fixed(a.n_heads as u32), y: Dim::TOKENS };
-            let b = [q, k_cache, v_cache, out].map(Bind::Tensor).to_vec();
-            spec(KernelId::Attention, bytes(p), b, grid)
+            let parts = attention::Plain { q, k_cache, v_cache, out, attrs: a, scale };
+            attention::plain(parts, max_tokens, storage_limit, index).map_err(err)?
         }
         Op::SwiGlu { gate, up, out } | Op::Add { a: gate, b: up, out } => {
             let kernel = if matches!(op, Op::SwiGlu { .. }) { KernelId::SwiGlu } else { KernelId::Add };
@@ -355,51 +329,8 @@ pub fn select_one(
             p.flags |= (f.mats.len() as u32) << 8;
             DispatchSpec { flags: p.flags, ..spec(KernelId::MatvecFusedInt4, bytes(p), b, grid) }
         }
-        Op::AttentionDecode(ref a) | Op::AttentionRows { attn: ref a, .. } => {
-            let s = a.attrs;
-            // head_dim: at most the 256 threads, a multiple of 4 (the kernel reads cache rows as vec4s).
-            if s.head_dim > 256
-                || s.head_dim % 4 != 0
-                || s.n_heads % s.n_kv_heads != 0
-                || a.rope.rotary_dim > s.head_dim
-            {
-                return Err(err(format!(
-                    "unsupported heads: {} q / {} kv, head_dim {}",
-                    s.n_heads, s.n_kv_heads, s.head_dim
-                )));
-            }
-            let mut flags = if a.rope.interleaved { params::attn_decode::INTERLEAVED } else { 0 };
-            let mut eps = 0.0;
-            let (qn, kn) = match a.qk_norm {
-                Some((qn, kn, e)) => {
-                    flags |= params::attn_decode::QK_NORM;
-                    eps = e;
-                    (Bind::Tensor(qn), Bind::Tensor(kn))
-                }
-                None => (Bind::Dummy, Bind::Dummy),
-            };
-            let p = attn_decode_params(s, a.scale, a.rope.rotary_dim, flags, eps);
-            let mut b = vec![
-                Bind::Tensor(a.q),
-                Bind::Tensor(a.k),
-                Bind::Tensor(a.v),
-                Bind::Tensor(a.cos_sin),
-                qn,
-                kn,
-                Bind::Tensor(a.k_cache),
-                Bind::Tensor(a.v_cache),
-                Bind::Tensor(a.out),
-            ];
-            let (kernel, y) = match *op {
-                Op::AttentionRows { rows, .. } => {
-                    b.push(Bind::Tensor(rows));
-                    (KernelId::AttentionRows, Dim::TOKENS)
-                }
-                _ => (KernelId::AttentionDecode, Dim::Fixed(1)),
-            };
-            let grid = Grid { x: Dim::Fixed(s.n_heads as u32), y };
-            DispatchSpec { flags, ..spec(kernel, bytes(p), b, grid) }
-        }
+        Op::AttentionDecode(ref a) => attention::decode(a, None, index).map_err(err)?,
+        Op::AttentionRows { attn: ref a, rows } => attention::decode(a, Some(rows), index).map_err(err)?,
         Op::ShortConv(ref c) => {
             let p = conv_params(graph, c.attrs, c.bcx, c.bias.is_some()).map_err(err)?;
             if w(c.out) != c.attrs.dim || c.attrs.kernel > params::conv::MAX_KERNEL {
@@ -500,26 +431,6 @@ pub fn select_one(
             spec(KernelId::SplitCols, bytes(p), b, tokens_grid(total as usize))
         }
     })
-}
-
-/// `attention_decode.wgsl`'s uniforms.
-fn attn_decode_params(
-    a: AttnShape,
-    scale: f32,
-    rotary_dim: usize,
-    flags: u32,
-    eps: f32,
-) -> params::AttentionDecodeParams {
-    params::AttentionDecodeParams {
-        n_heads: a.n_heads as u32,
-        n_kv_heads: a.n_kv_heads as u32,
-        head_dim: a.head_dim as u32,
-        max_seq: a.max_seq as u32,
-        scale,
-        rotary_dim: rotary_dim as u32,
-        flags,
-        eps,
-    }
 }
 
 /// Batched decode (up to this many rows) uses the INT4 matvec kernel; prefill chunks, the tiled matmul.

@@ -3,6 +3,7 @@
 
 pub mod alloc;
 pub mod dispatch;
+mod dispatch_attention;
 pub mod executor;
 pub mod hybrid;
 pub mod ir;

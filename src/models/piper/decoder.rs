@@ -107,8 +107,7 @@ impl Decoder {
     /// Waveform `[t * hop]` of latent frames `z: [c_in, t]`.
     pub fn forward(&self, z: &[f32], t: usize) -> Result<Vec<f32>, GpuError> {
         let gpu = &*self.gpu;
-        let s = self.c_in / 2 * t;
-        let (a, b) = (gpu.storage_from("z", &z[..s]), gpu.storage_from("z", &z[s..]));
+        let (a, b) = upload_halves(gpu, z, self.c_in / 2 * t);
         let mut rec = Recorder::new(gpu);
         let (out, len) = self.record(&mut rec, &a, &b, t)?;
         rec.submit(gpu);
@@ -154,6 +153,12 @@ impl Decoder {
         self.post.record(gpu, rec, &step, len, &cur, None, &out);
         Ok((out, len))
     }
+}
+
+/// A channel-major z as two buffers, its first `split` values and the rest: the
+/// flow and the decoder's first conv take the channel halves so.
+pub fn upload_halves(gpu: &Gpu, z: &[f32], split: usize) -> (wgpu::Buffer, wgpu::Buffer) {
+    (gpu.storage_from("z", &z[..split]), gpu.storage_from("z", &z[split..]))
 }
 
 /// Input channels [lo, hi) of an ungrouped conv (with the bias when `bias`).

@@ -143,8 +143,7 @@ impl PiperVoice {
         let audio = match &self.gpu_flow {
             Some(f) => {
                 let g = &*self.gpu;
-                let s = f.half * frames;
-                let (a, b) = (g.storage_from("z", &z[..s]), g.storage_from("z", &z[s..]));
+                let (a, b) = decoder::upload_halves(g, &z, f.half * frames);
                 let mut rec = crate::gpu::conv::Recorder::new(g);
                 f.record(&mut rec, frames, &a, &b);
                 let (out, len) = self.decoder.record(&mut rec, &a, &b, frames)?;
@@ -176,7 +175,7 @@ impl PiperVoice {
             (Some(f), true) => {
                 let g = &*self.gpu;
                 let s = f.half * t;
-                let (a, b) = (g.storage_from("z", &z[..s]), g.storage_from("z", &z[s..]));
+                let (a, b) = decoder::upload_halves(g, z, s);
                 let mut rec = crate::gpu::conv::Recorder::new(g);
                 f.record(&mut rec, t, &a, &b);
                 rec.submit(g);

@@ -1,0 +1,111 @@
+//! Kernel choice for the attention ops (part of `dispatch::select_one`): the
+//! plain causal attention of prefill, the fused decode attention, and the
+//! unfused decode step, which runs the fused kernel in its PREPARED mode so
+//! fused and unfused plans share one arithmetic.
+
+use super::dispatch::{bytes, Bind, Dim, DispatchSpec, Grid};
+use super::ir::{AttentionDecode, AttnShape, TensorId};
+use crate::gpu::params;
+use crate::gpu::KernelId;
+
+/// The operands of an `Op::Attention`.
+pub struct Plain {
+    pub q: TensorId,
+    pub k_cache: TensorId,
+    pub v_cache: TensorId,
+    pub out: TensorId,
+    pub attrs: AttnShape,
+    pub scale: f32,
+}
+
+fn dispatch(
+    kernel: KernelId,
+    index: usize,
+    params: Vec<u8>,
+    bindings: Vec<Bind>,
+    grid: Grid,
+    flags: u32,
+) -> DispatchSpec {
+    DispatchSpec { kernel, op_index: index, params, bindings, grid, flags }
+}
+
+/// `attention_decode.wgsl`'s uniforms.
+fn decode_params(a: AttnShape, scale: f32, rotary_dim: usize, flags: u32, eps: f32) -> params::AttentionDecodeParams {
+    params::AttentionDecodeParams {
+        n_heads: a.n_heads as u32,
+        n_kv_heads: a.n_kv_heads as u32,
+        head_dim: a.head_dim as u32,
+        max_seq: a.max_seq as u32,
+        scale,
+        rotary_dim: rotary_dim as u32,
+        flags,
+        eps,
+    }
+}
+
+fn unsupported(a: AttnShape) -> String {
+    format!("unsupported heads: {} q / {} kv, head_dim {}", a.n_heads, a.n_kv_heads, a.head_dim)
+}
+
+/// `Op::Attention`. A decode plan (`max_tokens == 1`) runs the fused decode
+/// kernel's attention on the prepared q and cache where its bindings fit
+/// `storage_limit` (else the fused pass was skipped too and both plans run
+/// attention.wgsl).
+pub fn plain(x: Plain, max_tokens: usize, storage_limit: u32, index: usize) -> Result<DispatchSpec, String> {
+    let a = x.attrs;
+    if a.head_dim > 256 || a.n_heads % a.n_kv_heads != 0 {
+        return Err(unsupported(a));
+    }
+    let heads = Dim::Fixed(a.n_heads as u32);
+    if max_tokens == 1 && a.head_dim % 4 == 0 {
+        let mut b = vec![Bind::Tensor(x.q)];
+        b.extend([Bind::Dummy; 5]);
+        b.extend([x.k_cache, x.v_cache, x.out].map(Bind::Tensor));
+        if b.len() as u32 <= storage_limit {
+            let flags = params::attn_decode::PREPARED;
+            let p = decode_params(a, x.scale, 0, flags, 0.0);
+            let grid = Grid { x: heads, y: Dim::Fixed(1) };
+            return Ok(dispatch(KernelId::AttentionDecode, index, bytes(p), b, grid, flags));
+        }
+    }
+    let p = params::AttentionParams {
+        n_heads: a.n_heads as u32,
+        n_kv_heads: a.n_kv_heads as u32,
+        head_dim: a.head_dim as u32,
+        max_seq: a.max_seq as u32,
+        scale: x.scale,
+        ..Default::default()
+    };
+    let b = [x.q, x.k_cache, x.v_cache, x.out].map(Bind::Tensor).to_vec();
+    Ok(dispatch(KernelId::Attention, index, bytes(p), b, Grid { x: heads, y: Dim::TOKENS }, 0))
+}
+
+/// `Op::AttentionDecode` (rows = None) and `Op::AttentionRows` (batched decode).
+pub fn decode(a: &AttentionDecode, rows: Option<TensorId>, index: usize) -> Result<DispatchSpec, String> {
+    let s = a.attrs;
+    // head_dim: at most the 256 threads, a multiple of 4 (the kernel reads cache rows as vec4s).
+    if s.head_dim > 256 || s.head_dim % 4 != 0 || s.n_heads % s.n_kv_heads != 0 || a.rope.rotary_dim > s.head_dim {
+        return Err(unsupported(s));
+    }
+    let mut flags = if a.rope.interleaved { params::attn_decode::INTERLEAVED } else { 0 };
+    let mut eps = 0.0;
+    let (qn, kn) = match a.qk_norm {
+        Some((qn, kn, e)) => {
+            flags |= params::attn_decode::QK_NORM;
+            eps = e;
+            (Bind::Tensor(qn), Bind::Tensor(kn))
+        }
+        None => (Bind::Dummy, Bind::Dummy),
+    };
+    let p = decode_params(s, a.scale, a.rope.rotary_dim, flags, eps);
+    let mut b = vec![Bind::Tensor(a.q), Bind::Tensor(a.k), Bind::Tensor(a.v), Bind::Tensor(a.cos_sin), qn, kn];
+    b.extend([a.k_cache, a.v_cache, a.out].map(Bind::Tensor));
+    let (kernel, y) = match rows {
+        Some(r) => {
+            b.push(Bind::Tensor(r));
+            (KernelId::AttentionRows, Dim::TOKENS)
+        }
+        None => (KernelId::AttentionDecode, Dim::Fixed(1)),
+    };
+    Ok(dispatch(kernel, index, bytes(p), b, Grid { x: Dim::Fixed(s.n_heads as u32), y }, flags))
+}
