@@ -30,16 +30,7 @@ fn add(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: 
     out[i] = a[i] + b[i];
 }
 
-// Exact (erf) GELU, as torch.nn.functional.gelu(approximate='none'). WGSL has
-// no erf: Abramowitz & Stegun 7.1.26, |error| <= 1.5e-7.
-fn erf_as(x: f32) -> f32 {
-    let s = sign(x);
-    let a = abs(x);
-    let t = 1.0 / (1.0 + 0.3275911 * a);
-    let y = 1.0 - (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * exp(-a * a);
-    return s * y;
-}
-
+// Exact (erf) GELU; erf_as comes from lib/erf.wgsl.
 // out = gelu(a); b is unused (bound for a uniform layout across this file).
 // grid: (ceil(width / 256), n_tokens)
 @compute @workgroup_size(256)

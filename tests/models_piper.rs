@@ -63,9 +63,10 @@ fn noise_is_seeded_and_speed_scales_length() {
     let c = voice.synthesize(&ids, SynthParams { seed: 8, ..p }).unwrap().audio;
     assert_ne!(a, c, "another seed, other audio");
     // The audio length is frames x hop, and the frames come from the durations alone.
-    assert_eq!(a.len(), voice.durations(&ids, p).iter().sum::<usize>() * voice.hop());
-    let frames =
-        |length_scale| voice.durations(&r.ids, SynthParams { length_scale, noise_w: 0.0, ..p }).iter().sum::<usize>();
+    assert_eq!(a.len(), voice.durations(&ids, p).unwrap().iter().sum::<usize>() * voice.hop());
+    let frames = |length_scale| {
+        voice.durations(&r.ids, SynthParams { length_scale, noise_w: 0.0, ..p }).unwrap().iter().sum::<usize>()
+    };
     let (base, slow) = (frames(1.0), frames(2.0));
     assert_eq!(base * voice.hop(), r.n_samples);
     // Durations are ceil(exp(logw) * length_scale) per phoneme, so the ratio is not exactly 2.
@@ -88,4 +89,24 @@ fn gpu_flow_matches_the_cpu_flow() {
     common::assert_close("flow", &got, &cpu, 1e-4, 1e-4);
     // The flow changed z (a test of an identity would pass the comparison too).
     assert!(cpu.iter().zip(&z).any(|(a, b)| (a - b).abs() > 1e-2));
+}
+
+/// The text encoder and stochastic duration predictor on the GPU (`rel_attention.wgsl`,
+/// `layernorm_channels.wgsl`, `spline_inverse.wgsl`, the convs) against the CPU modules on
+/// the real voice and real phoneme ids, with the predictor's noise on.
+#[test]
+fn gpu_front_end_matches_the_cpu_modules() {
+    let r: Reference = serde_json::from_str(include_str!("fixtures/piper/joe_hello_world.json")).unwrap();
+    let voice = PiperVoice::load(gpu(), &voice_dir()).unwrap();
+    assert!(voice.front_on_gpu(), "the joe voice's encoder and duration predictor run on the GPU");
+    for (noise_w, seed) in [(0.0, 0), (0.8, 5)] {
+        let (logw_cpu, stats_cpu) = voice.front_reference(&r.ids, noise_w, seed, false).unwrap();
+        let (logw, stats) = voice.front_reference(&r.ids, noise_w, seed, true).unwrap();
+        common::assert_close("prior (mean, log-std)", &stats, &stats_cpu, 1e-4, 1e-4);
+        common::assert_close(&format!("log-durations, noise_w {noise_w}"), &logw, &logw_cpu, 1e-4, 1e-4);
+        // Not a constant: the predictor gives phonemes different lengths.
+        let spread = logw_cpu.iter().fold(f32::NEG_INFINITY, |m, v| m.max(*v))
+            - logw_cpu.iter().fold(f32::INFINITY, |m, v| m.min(*v));
+        assert!(spread > 0.5, "log-durations spread {spread}");
+    }
 }

@@ -2,7 +2,7 @@
 //! structs match the Rust layouts in `gpu::params` field by field.
 
 use gerbil::gpu::kernels::{
-    GROUP_SUM_SHARED, GROUP_SUM_SUBGROUP, MATVEC_INT4_CORE, WG_REDUCE_SHARED, WG_REDUCE_SUBGROUP,
+    uses_erf, ERF, GROUP_SUM_SHARED, GROUP_SUM_SUBGROUP, MATVEC_INT4_CORE, WG_REDUCE_SHARED, WG_REDUCE_SUBGROUP,
 };
 use gerbil::gpu::params::Step;
 use gerbil::gpu::KernelId;
@@ -48,6 +48,8 @@ fn every_shader_file_validates() {
                 for prelude in [WG_REDUCE_SHARED, WG_REDUCE_SUBGROUP] {
                     module(&format!("{prelude}\n{src}"), &path.display().to_string());
                 }
+            } else if uses_erf(&src) {
+                module(&format!("{ERF}\n{src}"), &path.display().to_string());
             } else {
                 module(&src, &path.display().to_string());
             }
@@ -55,7 +57,7 @@ fn every_shader_file_validates() {
         }
     }
     assert!(n >= 10, "found only {n} shaders");
-    for prelude in [GROUP_SUM_SHARED, GROUP_SUM_SUBGROUP, WG_REDUCE_SHARED, WG_REDUCE_SUBGROUP] {
+    for prelude in [GROUP_SUM_SHARED, GROUP_SUM_SUBGROUP, WG_REDUCE_SHARED, WG_REDUCE_SUBGROUP, ERF] {
         module(prelude, "shaders/lib");
     }
 }

@@ -269,7 +269,8 @@ impl Recorder {
         gpu.uniform_from("conv step", &Step { n_tokens: t as u32, ..Default::default() })
     }
 
-    fn push(
+    /// Queues one dispatch of `pipeline` with `resources` bound in order at 0, 1, ...
+    pub fn push(
         &mut self,
         gpu: &Gpu,
         pipeline: &Arc<wgpu::ComputePipeline>,

@@ -54,6 +54,10 @@ pub enum KernelId {
     MatvecCols8,
     GroupNormStats,
     GroupNormApply,
+    LayerNormChannels,
+    RelAttention,
+    SplineInverse,
+    ExpandPrior,
 }
 
 /// Where a kernel's code lives and which uniform layout it declares.
@@ -84,6 +88,14 @@ pub const WG_REDUCE_SHARED: &str = include_str!("../../shaders/lib/wg_reduce_sha
 /// The body both INT4 matvec kernels share (they differ in bindings only).
 pub const MATVEC_INT4_CORE: &str = include_str!("../../shaders/lib/matvec_int4_core.wgsl");
 
+/// `erf_as`, for the kernels with an exact GELU.
+pub const ERF: &str = include_str!("../../shaders/lib/erf.wgsl");
+
+/// Whether a kernel calls `erf_as` without defining it (it then gets `ERF` prepended).
+pub fn uses_erf(source: &str) -> bool {
+    source.contains("erf_as(") && !source.contains("fn erf_as(")
+}
+
 const fn is_int4_matvec(file: &str) -> bool {
     matches!(file.as_bytes(), [b'm', b'a', b't', b'v', b'e', b'c', b'_', b'i', b'n', b't', b'4', ..])
         || matches!(file.as_bytes(), [b'm', b'a', b't', b'v', b'e', b'c', b'_', b'f', b'u', b's', b'e', b'd', ..])
@@ -93,6 +105,9 @@ impl KernelSource {
     /// The WGSL module to compile: the kernel's file behind the library code it uses
     /// (`group_sum` for this adapter, the shared INT4 matvec body).
     pub fn wgsl(&self, subgroups32: bool) -> String {
+        if uses_erf(self.source) {
+            return format!("{ERF}\n{}", self.source);
+        }
         if self.wg_reduce {
             let prelude = if subgroups32 { WG_REDUCE_SUBGROUP } else { WG_REDUCE_SHARED };
             return format!("{prelude}\n{}", self.source);
@@ -169,6 +184,10 @@ impl KernelId {
         KernelId::MatvecCols8,
         KernelId::GroupNormStats,
         KernelId::GroupNormApply,
+        KernelId::LayerNormChannels,
+        KernelId::RelAttention,
+        KernelId::SplineInverse,
+        KernelId::ExpandPrior,
     ];
 
     pub fn source(self) -> KernelSource {
@@ -223,6 +242,12 @@ impl KernelId {
             KernelId::MatvecCols8 => src!("matvec_cols8.wgsl", "matvec_cols8", MatmulParams),
             KernelId::GroupNormStats => src!("groupnorm.wgsl", "groupnorm_stats", GroupNormParams),
             KernelId::GroupNormApply => src!("groupnorm.wgsl", "groupnorm_apply", GroupNormParams),
+            KernelId::LayerNormChannels => {
+                src!("layernorm_channels.wgsl", "layernorm_channels", LayerNormChannelsParams)
+            }
+            KernelId::RelAttention => src!("rel_attention.wgsl", "rel_attention", RelAttentionParams),
+            KernelId::SplineInverse => src!("spline_inverse.wgsl", "spline_inverse", SplineParams),
+            KernelId::ExpandPrior => src!("expand_prior.wgsl", "expand_prior", ExpandPriorParams),
         }
     }
 }

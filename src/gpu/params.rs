@@ -237,6 +237,28 @@ gpu_params!(
     SnakeParams { channels: u32, pad0: u32, pad1: u32, pad2: u32 }
 );
 
+gpu_params!(
+    /// `layernorm_channels.wgsl`: LayerNorm across the channels of [channels, time].
+    LayerNormChannelsParams { channels: u32, flags: u32, eps: f32, pad0: u32 }
+);
+/// Flag bits of `layernorm_channels.wgsl`.
+pub mod layernorm_channels {
+    pub const GELU: u32 = 1;
+    pub const ACCUMULATE: u32 = 2;
+}
+gpu_params!(
+    /// `rel_attention.wgsl`: channels per q/k/v block, the head size and the relative window.
+    RelAttentionParams { channels: u32, head_dim: u32, window: u32, pad0: u32 }
+);
+gpu_params!(
+    /// `spline_inverse.wgsl`.
+    SplineParams { bins: u32, pad0: u32, inv_sqrt_filter: f32, pad1: u32 }
+);
+gpu_params!(
+    /// `expand_prior.wgsl`: channels of this half, its first channel, the text length, the log-std row offset.
+    ExpandPriorParams { channels: u32, ch0: u32, t_text: u32, logs_row0: u32 }
+);
+
 /// Flag bits of `conv1d.wgsl` and `conv_transpose1d.wgsl` (the latter knows BIAS and PRE_LRELU).
 pub mod conv1d {
     pub const BIAS: u32 = 1;

@@ -9,6 +9,7 @@ pub mod hybrid;
 pub mod llama;
 pub mod short_conv;
 pub mod speech;
+pub mod vits;
 
 pub use attention::{attention, KvCache};
 pub use short_conv::short_conv;

@@ -9,11 +9,11 @@ use crate::reference::conv::gelu;
 use crate::weights::safetensors::Checkpoint;
 
 /// Dilated depth-separable conv stack (VITS `DDSConv`).
-struct DdsConv {
-    sep: Vec<Conv>,
-    one: Vec<Conv>,
-    norm1: Vec<LayerNorm>,
-    norm2: Vec<LayerNorm>,
+pub(super) struct DdsConv {
+    pub(super) sep: Vec<Conv>,
+    pub(super) one: Vec<Conv>,
+    pub(super) norm1: Vec<LayerNorm>,
+    pub(super) norm2: Vec<LayerNorm>,
 }
 
 impl DdsConv {
@@ -43,20 +43,20 @@ impl DdsConv {
     }
 }
 
-struct ConvFlow {
-    pre: Conv,
-    convs: DdsConv,
-    proj: Conv,
-    filter: usize,
-    bins: usize,
+pub(super) struct ConvFlow {
+    pub(super) pre: Conv,
+    pub(super) convs: DdsConv,
+    pub(super) proj: Conv,
+    pub(super) filter: usize,
+    pub(super) bins: usize,
 }
 
 pub struct DurationPredictor {
-    pre: Conv,
-    convs: DdsConv,
-    proj: Conv,
+    pub(super) pre: Conv,
+    pub(super) convs: DdsConv,
+    pub(super) proj: Conv,
     /// In application order (reverse): Flip, flows[7], Flip, flows[5], ...
-    conv_flows: Vec<ConvFlow>,
+    pub(super) conv_flows: Vec<ConvFlow>,
     affine_m: Vec<f32>,
     affine_logs: Vec<f32>,
 }
@@ -116,14 +116,17 @@ impl DurationPredictor {
             cf.reverse(&mut z, &g, t);
         }
         flip2(&mut z, t);
-        // ElementwiseAffine reverse: (z - m) * exp(-logs)
-        for c in 0..2 {
-            for j in 0..t {
-                z[c * t + j] = (z[c * t + j] - self.affine_m[c]) * (-self.affine_logs[c]).exp();
-            }
-        }
         z.truncate(t);
+        self.affine_reverse(&mut z);
         z
+    }
+
+    /// The ElementwiseAffine flow reversed on channel 0, the only one kept:
+    /// `(z - m) * exp(-logs)` gives the log-durations.
+    pub fn affine_reverse(&self, z: &mut [f32]) {
+        for v in z {
+            *v = (*v - self.affine_m[0]) * (-self.affine_logs[0]).exp();
+        }
     }
 }
 

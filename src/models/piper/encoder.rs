@@ -2,37 +2,38 @@
 //! multi-head attention, LayerNorm, conv FFN, LayerNorm), then a 1x1 projection to the
 //! prior's mean and log-std. Batch 1 without padding, so every mask is all ones.
 
-use super::layers::{add_in_place, bad, count, rows, Conv, LayerNorm};
+use super::layers::{add_in_place, bad, count, Conv, LayerNorm};
 use crate::models::ModelError;
 use crate::reference::conv::conv1d;
+use crate::reference::vits;
 use crate::weights::safetensors::Checkpoint;
 
-struct Attention {
-    q: Conv,
-    k: Conv,
-    v: Conv,
-    o: Conv,
+pub(super) struct Attention {
+    pub(super) q: Conv,
+    pub(super) k: Conv,
+    pub(super) v: Conv,
+    pub(super) o: Conv,
     /// `[2 * window + 1, head_dim]`, shared by the heads.
-    rel_k: Vec<f32>,
-    rel_v: Vec<f32>,
-    window: usize,
-    head_dim: usize,
+    pub(super) rel_k: Vec<f32>,
+    pub(super) rel_v: Vec<f32>,
+    pub(super) window: usize,
+    pub(super) head_dim: usize,
 }
 
-struct Layer {
-    attn: Attention,
-    norm1: LayerNorm,
-    ffn1: Conv,
-    ffn2: Conv,
-    norm2: LayerNorm,
+pub(super) struct Layer {
+    pub(super) attn: Attention,
+    pub(super) norm1: LayerNorm,
+    pub(super) ffn1: Conv,
+    pub(super) ffn2: Conv,
+    pub(super) norm2: LayerNorm,
 }
 
 pub struct TextEncoder {
     pub hidden: usize,
     pub n_symbols: usize,
-    emb: Vec<f32>,
-    layers: Vec<Layer>,
-    proj: Conv,
+    pub(super) emb: Vec<f32>,
+    pub(super) layers: Vec<Layer>,
+    pub(super) proj: Conv,
 }
 
 /// Encoder output: the hidden states (input of the duration predictor) and the prior.
@@ -89,7 +90,9 @@ impl TextEncoder {
         })
     }
 
-    pub fn forward(&self, ids: &[i64]) -> Encoded {
+    /// The embedded ids times sqrt(hidden), channel-major `[hidden, t]` (a table lookup;
+    /// ids out of range are clamped to the table rather than rejected).
+    pub fn embed(&self, ids: &[i64]) -> Vec<f32> {
         let (h, t) = (self.hidden, ids.len());
         let scale = (h as f32).sqrt();
         let mut x = vec![0f32; h * t];
@@ -99,6 +102,12 @@ impl TextEncoder {
                 x[c * t + j] = self.emb[id * h + c] * scale;
             }
         }
+        x
+    }
+
+    pub fn forward(&self, ids: &[i64]) -> Encoded {
+        let t = ids.len();
+        let mut x = self.embed(ids);
         for l in &self.layers {
             let y = l.attn.forward(&x, t);
             add_in_place(&mut x, &y);
@@ -121,60 +130,8 @@ fn relu(mut v: Vec<f32>) -> Vec<f32> {
 
 impl Attention {
     fn forward(&self, x: &[f32], t: usize) -> Vec<f32> {
-        let q = self.q.forward(x, t);
-        let k = self.k.forward(x, t);
-        let v = self.v.forward(x, t);
-        let d = self.head_dim;
-        let heads = q.len() / t / d;
-        let w = self.window as isize;
-        let scale = 1.0 / (d as f32).sqrt();
-        let mut out = vec![0f32; q.len()];
-        let mut scores = vec![0f32; t];
-        for h in 0..heads {
-            let (qh, kh, vh) =
-                (rows(&q, t, h * d, (h + 1) * d), rows(&k, t, h * d, (h + 1) * d), rows(&v, t, h * d, (h + 1) * d));
-            for i in 0..t {
-                // Absolute scores plus the windowed relative-key term, as VITS adds them.
-                for (j, s) in scores.iter_mut().enumerate() {
-                    let rel = j as isize - i as isize;
-                    let mut acc = 0f32;
-                    for c in 0..d {
-                        acc += qh[c * t + i] * scale * kh[c * t + j];
-                    }
-                    if rel.abs() <= w {
-                        let r = (rel + w) as usize;
-                        let mut rk = 0f32;
-                        for c in 0..d {
-                            rk += qh[c * t + i] * scale * self.rel_k[r * d + c];
-                        }
-                        acc += rk;
-                    }
-                    *s = acc;
-                }
-                let max = scores.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-                let mut sum = 0f32;
-                for s in scores.iter_mut() {
-                    *s = (*s - max).exp();
-                    sum += *s;
-                }
-                for s in scores.iter_mut() {
-                    *s /= sum;
-                }
-                for c in 0..d {
-                    let mut acc = 0f32;
-                    for (j, p) in scores.iter().enumerate() {
-                        acc += p * vh[c * t + j];
-                    }
-                    let lo = (i as isize - w).max(0) as usize;
-                    let hi = ((i as isize + w) as usize).min(t - 1);
-                    for (j, p) in scores.iter().enumerate().take(hi + 1).skip(lo) {
-                        let r = (j as isize - i as isize + w) as usize;
-                        acc += p * self.rel_v[r * d + c];
-                    }
-                    out[(h * d + c) * t + i] = acc;
-                }
-            }
-        }
+        let (q, k, v) = (self.q.forward(x, t), self.k.forward(x, t), self.v.forward(x, t));
+        let out = vits::rel_attention(&q, &k, &v, t, self.head_dim, self.window, &self.rel_k, &self.rel_v);
         conv1d(&out, t, &self.o.w, self.o.b.as_deref(), self.o.shape, None)
     }
 }

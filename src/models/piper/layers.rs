@@ -61,11 +61,6 @@ pub fn bad(ck: &Checkpoint, msg: &str) -> ModelError {
     ModelError::Config { path: ck.dir.clone(), msg: msg.to_string() }
 }
 
-/// Rows `[from, to)` of a `[c, t]` tensor.
-pub fn rows(x: &[f32], t: usize, from: usize, to: usize) -> &[f32] {
-    &x[from * t..to * t]
-}
-
 pub fn add_in_place(x: &mut [f32], y: &[f32]) {
     for (a, b) in x.iter_mut().zip(y) {
         *a += b;

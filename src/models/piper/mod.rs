@@ -1,15 +1,20 @@
-//! Piper voices (VITS): text encoder and stochastic duration predictor on the CPU; the
-//! reverse flow (WaveNet couplings) and the HiFi-GAN decoder, nearly all of the
-//! arithmetic, on the GPU in one submission. Loaded from the
+//! Piper voices (VITS) on the GPU in two submissions per sentence: the text encoder
+//! and the stochastic duration predictor (whose frame counts come back to size the
+//! rest), then the prior's expansion to frames, the reverse flow (WaveNet couplings)
+//! and the HiFi-GAN decoder. The CPU modules are the reference the GPU is tested
+//! against, and run a voice whose shapes the kernels do not take. Loaded from the
 //! safetensors + config.json that tools/piper/convert_voice.py makes from a voice's
 //! `.onnx` + `.onnx.json`.
 
 pub mod config;
 pub mod decoder;
 pub mod duration;
+pub mod duration_gpu;
 pub mod encoder;
+pub mod encoder_gpu;
 pub mod flow;
 pub mod flow_gpu;
+pub mod gpu_ops;
 pub mod layers;
 
 use std::path::Path;
@@ -20,6 +25,7 @@ use rand_chacha::ChaCha8Rng;
 
 pub use config::{DecoderArch, InferenceConfig, VoiceConfig};
 
+use crate::gpu::conv::Recorder;
 use crate::gpu::Gpu;
 use crate::models::ModelError;
 use crate::weights::safetensors::Checkpoint;
@@ -31,6 +37,8 @@ pub struct PiperVoice {
     flow: flow::Flow,
     /// The flow on the GPU (None: the CPU flow runs, see `GpuFlow::new`).
     gpu_flow: Option<flow_gpu::GpuFlow>,
+    /// Text encoder + duration predictor on the GPU (None: the CPU modules run).
+    gpu_front: Option<(encoder_gpu::GpuTextEncoder, duration_gpu::GpuDurationPredictor)>,
     decoder: decoder::Decoder,
     gpu: Arc<Gpu>,
 }
@@ -55,7 +63,7 @@ pub struct Synthesis {
     pub audio: Vec<f32>,
     pub durations: Vec<usize>,
     /// Seconds in text encoder + duration predictor, flow (0 when it runs on the GPU with the
-    /// decoder) and decoder.
+    /// decoder) and decoder (with the prior's expansion).
     pub timings: [f64; 3],
 }
 
@@ -77,7 +85,10 @@ impl PiperVoice {
         let flow = flow::Flow::load(&ck)?;
         let decoder = decoder::Decoder::load(gpu.clone(), &ck, &arch)?;
         let gpu_flow = flow_gpu::GpuFlow::new(&gpu, &flow).filter(|f| 2 * f.half == decoder.c_in);
-        Ok(PiperVoice { config, encoder, duration, flow, gpu_flow, decoder, gpu })
+        let gpu_front = encoder_gpu::GpuTextEncoder::new(&gpu, &encoder)
+            .filter(|e| e.stats_channels == flow.channels * 2)
+            .zip(duration_gpu::GpuDurationPredictor::new(&gpu, &duration));
+        Ok(PiperVoice { config, encoder, duration, flow, gpu_flow, gpu_front, decoder, gpu })
     }
 
     pub fn sample_rate(&self) -> u32 {
@@ -90,19 +101,55 @@ impl PiperVoice {
     }
 
     /// Frames per phoneme (encoder + duration predictor only, no audio): ceil(exp(logw) * length_scale).
-    pub fn durations(&self, ids: &[i64], p: SynthParams) -> Vec<usize> {
+    pub fn durations(&self, ids: &[i64], p: SynthParams) -> Result<Vec<usize>, ModelError> {
         if ids.is_empty() {
-            return vec![];
+            return Ok(vec![]);
         }
         let mut rng = ChaCha8Rng::seed_from_u64(p.seed);
-        let enc = self.encoder.forward(ids);
-        self.frames(&enc, p, &mut rng)
+        Ok(self.front(ids, p, &mut rng, true)?.0)
     }
 
-    fn frames(&self, enc: &encoder::Encoded, p: SynthParams, rng: &mut ChaCha8Rng) -> Vec<usize> {
-        let noise: Vec<f32> = (0..2 * enc.t).map(|_| normal(rng) * p.noise_w).collect();
-        let logw = self.duration.forward(&enc.x, enc.t, noise);
-        logw.iter().map(|&l| (l.exp() * p.length_scale).ceil().max(0.0) as usize).collect()
+    /// Text encoder + duration predictor: the frames per phoneme and the prior, on the GPU
+    /// when `on_gpu` and the voice runs there. Draws the predictor's noise from `rng`.
+    fn front(
+        &self,
+        ids: &[i64],
+        p: SynthParams,
+        rng: &mut ChaCha8Rng,
+        on_gpu: bool,
+    ) -> Result<(Vec<usize>, Prior), ModelError> {
+        let (logw, prior) = self.log_durations(ids, p.noise_w, rng, on_gpu)?;
+        let frames = logw.iter().map(|&l| (l.exp() * p.length_scale).ceil().max(0.0) as usize).collect();
+        Ok((frames, prior))
+    }
+
+    fn log_durations(
+        &self,
+        ids: &[i64],
+        noise_w: f32,
+        rng: &mut ChaCha8Rng,
+        on_gpu: bool,
+    ) -> Result<(Vec<f32>, Prior), ModelError> {
+        let t = ids.len();
+        let noise: Vec<f32> = (0..2 * t).map(|_| normal(rng) * noise_w).collect();
+        match (&self.gpu_front, on_gpu) {
+            (Some((enc, dp)), true) => {
+                let g = &*self.gpu;
+                let mut rec = Recorder::new(g);
+                let step = Recorder::step(g, t);
+                let encoded = enc.record(g, &mut rec, &step, &self.encoder.embed(ids))?;
+                let z = dp.record(g, &mut rec, &step, t, &encoded.x, &noise);
+                rec.submit(g);
+                let mut logw = g.read_f32(&z, t)?;
+                self.duration.affine_reverse(&mut logw);
+                Ok((logw, Prior::Gpu(encoded.stats)))
+            }
+            _ => {
+                let enc = self.encoder.forward(ids);
+                let logw = self.duration.forward(&enc.x, t, noise);
+                Ok((logw, Prior::Cpu(enc)))
+            }
+        }
     }
 
     /// Waveform in [-1, 1] for phoneme ids (with Piper's BOS/pad/EOS already in place).
@@ -112,52 +159,88 @@ impl PiperVoice {
         }
         let t0 = std::time::Instant::now();
         let mut rng = ChaCha8Rng::seed_from_u64(p.seed);
-        let enc = self.encoder.forward(ids);
-        let t = enc.t;
-        let durations = self.frames(&enc, p, &mut rng);
+        let on_gpu = self.gpu_flow.is_some();
+        let (durations, prior) = self.front(ids, p, &mut rng, on_gpu)?;
         let frames = durations.iter().sum::<usize>().max(1);
-        // Expand the prior to frames and sample z_p = m + eps * exp(logs) * noise_scale.
+        // Noise of z_p = m + eps * exp(logs) * noise_scale, drawn frame by frame, channel-major.
         let c = self.flow.channels;
-        let mut z = vec![0f32; c * frames];
-        let mut f = 0;
-        for (j, &d) in durations.iter().enumerate() {
-            for _ in 0..d {
-                for ch in 0..c {
-                    z[ch * frames + f] = enc.m[ch * t + j];
-                }
-                f += 1;
-            }
-        }
+        let mut eps = vec![0f32; c * frames];
         if p.noise_scale != 0.0 {
-            let mut f = 0;
-            for (j, &d) in durations.iter().enumerate() {
-                for _ in 0..d {
-                    for ch in 0..c {
-                        z[ch * frames + f] += normal(&mut rng) * enc.logs[ch * t + j].exp() * p.noise_scale;
-                    }
-                    f += 1;
+            for f in 0..durations.iter().sum::<usize>() {
+                for ch in 0..c {
+                    eps[ch * frames + f] = normal(&mut rng) * p.noise_scale;
                 }
             }
         }
         let t1 = std::time::Instant::now();
-        let audio = match &self.gpu_flow {
-            Some(f) => {
-                let g = &*self.gpu;
-                let (a, b) = decoder::upload_halves(g, &z, f.half * frames);
-                let mut rec = crate::gpu::conv::Recorder::new(g);
-                f.record(&mut rec, frames, &a, &b);
-                let (out, len) = self.decoder.record(&mut rec, &a, &b, frames)?;
-                rec.submit(g);
-                g.read_f32(&out, len)?
-            }
-            None => {
+        let audio = match (prior, &self.gpu_flow) {
+            (Prior::Gpu(stats), Some(f)) => self.flow_and_decode_on_gpu(f, frames, |g, rec| {
+                let idx: Vec<u32> =
+                    durations.iter().enumerate().flat_map(|(j, &d)| std::iter::repeat_n(j as u32, d)).collect();
+                let idx = g.storage_from("piper.frame_phoneme", if idx.is_empty() { &[0u32][..] } else { &idx });
+                let eps = g.storage_from("piper.eps", &eps);
+                let (h, t) = (f.half, ids.len());
+                let a = g.storage("z", (h * frames * 4) as u64);
+                let b = g.storage("z", ((c - h) * frames * 4) as u64);
+                let step = Recorder::step(g, frames);
+                gpu_ops::record_expand_prior(g, rec, &step, frames, (0, h, c, t), &stats, &idx, &eps, &a);
+                gpu_ops::record_expand_prior(g, rec, &step, frames, (h, c - h, c, t), &stats, &idx, &eps, &b);
+                (a, b)
+            })?,
+            (Prior::Cpu(enc), Some(f)) => self.flow_and_decode_on_gpu(f, frames, |g, _| {
+                decoder::upload_halves(g, &expand_prior(&enc, &durations, frames, &eps), f.half * frames)
+            })?,
+            (Prior::Cpu(enc), None) => {
+                let mut z = expand_prior(&enc, &durations, frames, &eps);
                 self.flow.reverse(&mut z, frames);
                 self.decoder.forward(&z, frames)?
             }
+            (Prior::Gpu(_), None) => unreachable!("the front end runs on the GPU only with the flow there"),
         };
         let timings = [(t1 - t0).as_secs_f64(), 0.0, t1.elapsed().as_secs_f64()];
         Ok(Synthesis { audio, durations, timings })
     }
+}
+
+impl PiperVoice {
+    /// One submission: what `z_halves` records (leaving z's channel halves in two buffers),
+    /// the reverse flow and the decoder; returns the waveform.
+    fn flow_and_decode_on_gpu(
+        &self,
+        f: &flow_gpu::GpuFlow,
+        frames: usize,
+        z_halves: impl FnOnce(&Gpu, &mut Recorder) -> (wgpu::Buffer, wgpu::Buffer),
+    ) -> Result<Vec<f32>, ModelError> {
+        let g = &*self.gpu;
+        let mut rec = Recorder::new(g);
+        let (a, b) = z_halves(g, &mut rec);
+        f.record(&mut rec, frames, &a, &b);
+        let (out, len) = self.decoder.record(&mut rec, &a, &b, frames)?;
+        rec.submit(g);
+        Ok(g.read_f32(&out, len)?)
+    }
+}
+
+/// The prior where the encoder left it.
+enum Prior {
+    Gpu(wgpu::Buffer),
+    Cpu(encoder::Encoded),
+}
+
+/// z_p at frame rate on the CPU: each frame copies its phoneme's mean and adds `eps * exp(logs)`.
+fn expand_prior(enc: &encoder::Encoded, durations: &[usize], frames: usize, eps: &[f32]) -> Vec<f32> {
+    let (t, c) = (enc.t, enc.m.len() / enc.t);
+    let mut z = vec![0f32; c * frames];
+    let mut f = 0;
+    for (j, &d) in durations.iter().enumerate() {
+        for _ in 0..d {
+            for ch in 0..c {
+                z[ch * frames + f] = enc.m[ch * t + j] + eps[ch * frames + f] * enc.logs[ch * t + j].exp();
+            }
+            f += 1;
+        }
+    }
+    z
 }
 
 /// Standard normal by Box-Muller (deterministic for a seeded generator).
@@ -176,7 +259,7 @@ impl PiperVoice {
                 let g = &*self.gpu;
                 let s = f.half * t;
                 let (a, b) = decoder::upload_halves(g, z, s);
-                let mut rec = crate::gpu::conv::Recorder::new(g);
+                let mut rec = Recorder::new(g);
                 f.record(&mut rec, t, &a, &b);
                 rec.submit(g);
                 let mut out = g.read_f32(&a, s)?;
@@ -194,5 +277,29 @@ impl PiperVoice {
     /// Whether the flow runs on the GPU.
     pub fn flow_on_gpu(&self) -> bool {
         self.gpu_flow.is_some()
+    }
+
+    /// Whether the text encoder and duration predictor run on the GPU.
+    pub fn front_on_gpu(&self) -> bool {
+        self.gpu_front.is_some() && self.gpu_flow.is_some()
+    }
+
+    /// Log-durations `[t]` and the prior `[2 * channels, t]` (means, then log-stds) of the text
+    /// encoder + duration predictor, on the GPU or the CPU modules, with the predictor's noise
+    /// drawn from `seed` times `noise_w`. For tests of the GPU front end against the CPU one.
+    pub fn front_reference(
+        &self,
+        ids: &[i64],
+        noise_w: f32,
+        seed: u64,
+        on_gpu: bool,
+    ) -> Result<(Vec<f32>, Vec<f32>), ModelError> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let (logw, prior) = self.log_durations(ids, noise_w, &mut rng, on_gpu)?;
+        let stats = match prior {
+            Prior::Gpu(b) => self.gpu.read_f32(&b, 2 * self.flow.channels * ids.len())?,
+            Prior::Cpu(enc) => [enc.m, enc.logs].concat(),
+        };
+        Ok((logw, stats))
     }
 }
