@@ -8,6 +8,7 @@ use super::memory::{MemoryFigures, MemoryProbe};
 use crate::engine::{LoadOptions, Session, SessionOptions, TextModel};
 use crate::gpu::Gpu;
 use crate::models::ModelError;
+use crate::passes::FusionConfig;
 use crate::weights::random::RandomSource;
 use crate::weights::WeightFormat;
 
@@ -30,16 +31,13 @@ pub fn run(
     gpu: &Arc<Gpu>,
     config: &Path,
     format: WeightFormat,
+    fusion: FusionConfig,
     tokens: usize,
     prefill: usize,
 ) -> Result<DecodeResult, ModelError> {
     let src = RandomSource { seed: 7, scale: 0.05 };
-    let opts = LoadOptions {
-        format,
-        max_context: (prefill + tokens + 16).max(1024),
-        prefill_chunk: prefill.max(16),
-        ..Default::default()
-    };
+    let opts =
+        LoadOptions { format, max_context: (prefill + tokens + 16).max(1024), prefill_chunk: prefill.max(16), fusion };
     let mut mem = MemoryProbe::start(gpu);
     let model = TextModel::from_source(gpu, config, &src, None, opts)?;
     mem.sample(gpu);

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use crate::bench::{bandwidth, batched, decode, matvec};
 use crate::gpu::{Gpu, GpuOptions};
+use crate::passes::FusionConfig;
 use crate::weights::WeightFormat;
 
 #[derive(clap::Args, Debug)]
@@ -24,6 +25,13 @@ pub struct BenchArgs {
     /// Rows (sequences decoded together) for the batched decode measurement; empty skips it.
     #[arg(long, value_delimiter = ',', default_value = "1,8,32")]
     pub batch_rows: Vec<usize>,
+    /// Also run with the opt-in norm + matvec fusion (RMSNorm as the next matvec's prologue),
+    /// to measure it against the default plan in the same run.
+    #[arg(long)]
+    pub norm_matvec: bool,
+    /// Skip the f32 weight runs (INT4 only).
+    #[arg(long)]
+    pub int4_only: bool,
     /// Write all results as JSON here too.
     #[arg(long)]
     pub json: Option<PathBuf>,
@@ -62,10 +70,19 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     }
     let mut models = Vec::new();
     for cfg in &args.configs {
-        for format in [WeightFormat::Int4 { group: 32 }, WeightFormat::F32] {
-            let r = decode::run(&gpu, cfg, format, args.tokens, args.prefill)?;
+        let formats: &[WeightFormat] = if args.int4_only {
+            &[WeightFormat::Int4 { group: 32 }]
+        } else {
+            &[WeightFormat::Int4 { group: 32 }, WeightFormat::F32]
+        };
+        let mut plans = vec![("default fusion", FusionConfig::default())];
+        if args.norm_matvec {
+            plans.push(("+ norm_matvec", FusionConfig { norm_matvec: true, ..Default::default() }));
+        }
+        for (&format, (plan, fusion)) in formats.iter().flat_map(|f| plans.iter().map(move |p| (f, p))) {
+            let r = decode::run(&gpu, cfg, format, *fusion, args.tokens, args.prefill)?;
             println!(
-                "\n{} {}: decode {:.0} tok/s (generate loop {:.0} tok/s), {} dispatches/token, weights {:.1} MB -> {:.0} GB/s; prefill {} tokens: {:.0} tok/s",
+                "\n{} {} ({plan}): decode {:.0} tok/s (generate loop {:.0} tok/s), {} dispatches/token, weights {:.1} MB -> {:.0} GB/s; prefill {} tokens: {:.0} tok/s",
                 r.model,
                 r.format,
                 r.decode_tokens_per_s,
