@@ -44,17 +44,17 @@ fn decode_dispatch_list_snapshots() {
         }
         let want = std::fs::read_to_string(&path).unwrap_or_default();
         assert_eq!(got, want, "{name}: decode dispatch list changed (GERBIL_UPDATE_SNAPSHOTS=1 to accept)");
-        // Per layer: q/k/v (or in_proj + short conv), attention, o + residual,
-        // norm + gate/up + SwiGLU, down, add + next norm; plus embed, the
-        // first norm, lm_head, the two argmax stages.
+        // Per layer: norm + q/k/v (or in_proj + short conv), attention, o + residual,
+        // norm + gate/up + SwiGLU, down + residual; plus embed, final norm + lm_head,
+        // the two argmax stages.
         let layers = m.arch.layers();
-        assert_eq!(s.decode_dispatches(), 6 * layers + 5, "{name}: default fusion");
-        let opt_in = FusionConfig { norm_matvec: true, ..FusionConfig::default() };
-        let s2 = Session::new(&model(name, opt_in), SessionOptions::default()).unwrap();
-        assert_eq!(s2.decode_dispatches(), 5 * layers + 4, "{name}: with norm_matvec, 5 per layer");
+        assert_eq!(s.decode_dispatches(), 5 * layers + 4, "{name}: default fusion, 5 per layer");
+        let opt_out = FusionConfig { norm_matvec: false, ..FusionConfig::default() };
+        let s2 = Session::new(&model(name, opt_out), SessionOptions::default()).unwrap();
+        assert_eq!(s2.decode_dispatches(), 6 * layers + 5, "{name}: without norm_matvec, 6 per layer");
         let unfused = Session::new(&model(name, FusionConfig::none()), SessionOptions::default()).unwrap();
         eprintln!(
-            "{name}: {} dispatches fused ({} with norm_matvec), {} unfused",
+            "{name}: {} dispatches fused ({} without norm_matvec), {} unfused",
             s.decode_dispatches(),
             s2.decode_dispatches(),
             unfused.decode_dispatches()
@@ -115,7 +115,7 @@ fn each_pass_matches_unfused() {
         ("residual_epilogue", FusionConfig { residual_epilogue: true, ..shared }),
         ("short_conv_state", FusionConfig { short_conv_state: true, ..none }),
         ("all", FusionConfig::default()),
-        ("all + norm_matvec", FusionConfig { norm_matvec: true, ..FusionConfig::default() }),
+        ("all but norm_matvec", FusionConfig { norm_matvec: false, ..FusionConfig::default() }),
     ];
     for name in ["qwen3", "qwen2", "llama3_rope", "lfm2"] {
         let unfused = run(&model(name, none));
@@ -135,8 +135,14 @@ fn new_passes_fire() {
     let d = FusionConfig::default();
     // lfm2 fixture: 4 layers, 2 of them short conv.
     assert_eq!(count("lfm2", d, "short_conv_state"), 2);
+    // Every RMSNorm (two per layer and the final one) becomes a matvec prologue.
+    assert_eq!(count("lfm2", d, "norm_matvec"), 9);
+    assert_eq!(count("llama", d, "norm_matvec"), 5);
+    assert_eq!(count("lfm2", d, "add_rmsnorm"), 0, "no norm is left to pair with an add");
+    // Without norm_matvec: the gate/up norms go to norm_swiglu, and an add + next norm
+    // follows every down projection (the last one with the final norm).
+    let d = FusionConfig { norm_matvec: false, ..d };
     assert_eq!(count("lfm2", d, "norm_swiglu"), 4);
-    // add + next norm after every down projection (the last one with the final norm).
     assert_eq!(count("lfm2", d, "add_rmsnorm"), 4);
     assert_eq!(count("llama", d, "add_rmsnorm"), 2);
     // Alone, it takes every residual add: each is followed by a norm (the last by the final norm).

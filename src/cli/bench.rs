@@ -25,10 +25,10 @@ pub struct BenchArgs {
     /// Rows (sequences decoded together) for the batched decode measurement; empty skips it.
     #[arg(long, value_delimiter = ',', default_value = "1,8,32")]
     pub batch_rows: Vec<usize>,
-    /// Also run with the opt-in norm + matvec fusion (RMSNorm as the next matvec's prologue),
+    /// Also run without the norm + matvec fusion (RMSNorm as the next matvec's prologue),
     /// to measure it against the default plan in the same run.
     #[arg(long)]
-    pub norm_matvec: bool,
+    pub no_norm_matvec: bool,
     /// Skip the f32 weight runs (INT4 only).
     #[arg(long)]
     pub int4_only: bool,
@@ -76,8 +76,8 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
             &[WeightFormat::Int4 { group: 32 }, WeightFormat::F32]
         };
         let mut plans = vec![("default fusion", FusionConfig::default())];
-        if args.norm_matvec {
-            plans.push(("+ norm_matvec", FusionConfig { norm_matvec: true, ..Default::default() }));
+        if args.no_norm_matvec {
+            plans.push(("no norm_matvec", FusionConfig { norm_matvec: false, ..Default::default() }));
         }
         for (&format, (plan, fusion)) in formats.iter().flat_map(|f| plans.iter().map(move |p| (f, p))) {
             let r = decode::run(&gpu, cfg, format, *fusion, args.tokens, args.prefill)?;

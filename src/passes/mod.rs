@@ -21,13 +21,17 @@ use std::sync::Arc;
 use crate::graph::dispatch;
 use crate::graph::ir::{Graph, Op, Storage, TensorId};
 
-/// Which passes run (all but norm_matvec by default); a debug switch per pass.
+/// Which passes run (all by default); a switch per pass.
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 #[serde(default)]
 pub struct FusionConfig {
     pub attention_decode: bool,
     pub shared_input_matvec: bool,
-    /// Opt-in: the norm recomputed per workgroup was measured slower on wide projections.
+    /// RMSNorm as the prologue of the one matvec reading it. On by default: the seed
+    /// engine kept it opt-in (its norm recomputed per workgroup was slower on wide
+    /// projections), but this matvec reads all of x per workgroup anyway; measured on the
+    /// H200 (BENCHMARKS.md, session 5): SmolLM2 610 -> 678 tok/s, LFM2 699 -> 785, Qwen2.5
+    /// 598 -> 619, Qwen3.5 335 -> 331 (within noise), and a dense layer at 5 dispatches.
     pub norm_matvec: bool,
     pub swiglu_epilogue: bool,
     pub norm_swiglu: bool,
@@ -50,7 +54,7 @@ impl Default for FusionConfig {
         FusionConfig {
             attention_decode: true,
             shared_input_matvec: true,
-            norm_matvec: false,
+            norm_matvec: true,
             swiglu_epilogue: true,
             norm_swiglu: true,
             add_rmsnorm: true,

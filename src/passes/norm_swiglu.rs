@@ -1,8 +1,6 @@
 //! RMSNorm feeding a gate/up matvec with a SwiGLU epilogue -> the matvec's
-//! norm prologue. The narrow case of norm_matvec (which is opt-in because
-//! recomputing the norm per workgroup was measured slower on wide
-//! projections): on by default, so the feed-forward half of a layer stays
-//! one dispatch.
+//! norm prologue: the gate/up case of norm_matvec, which leaves matvecs with
+//! an epilogue alone, so the feed-forward half of a layer is one dispatch.
 
 use super::{fuse, internal, readers, PassLimits, PassReport};
 use crate::graph::ir::{Epilogue, Graph, NormPrologue, Op};
