@@ -5,8 +5,12 @@
 //   q = l2norm(q_kh) / sqrt(dk), k = l2norm(k_kh)            (eps 1e-6 inside the rsqrt)
 //   beta = sigmoid(b_h), decay = exp(-exp(A_log_h) * softplus(a_h + dt_bias_h))
 //   S *= decay; delta = (v - S^T k) * beta; S += k delta^T; o = S^T q
-// Columns of S are independent, so a workgroup owns 64 columns of one head
-// and recomputes the (cheap) q/k norms itself.
+// Columns of S are independent: a workgroup owns 32 columns of one head, and
+// each column is split over 8 invocations holding every 8th row of it in
+// registers for all of the step's tokens (loaded once, stored once), so a
+// decode step is a few loads per invocation rather than a walk down dk; the two
+// column sums per token (S^T k and S^T q) reduce the 8 partials in workgroup
+// memory. The (cheap) q/k norms are recomputed per workgroup.
 
 struct Params { k_heads: u32, v_heads: u32, dk: u32, dv: u32 }
 struct Step { n_tokens: u32, pos0: u32, kv_len: u32, pad0: u32 }
@@ -22,68 +26,107 @@ struct Step { n_tokens: u32, pos0: u32, kv_len: u32, pad0: u32 }
 @group(0) @binding(7) var<storage, read_write> state: array<f32>;
 @group(0) @binding(8) var<storage, read_write> out: array<f32>;
 
-const WG: u32 = 64u;
-const MAX_DK: u32 = 256u;
-var<workgroup> qs: array<f32, MAX_DK>;
-var<workgroup> ks: array<f32, MAX_DK>;
+const COLS: u32 = 32u;
+const SLICES: u32 = 8u;
+const WG: u32 = 256u;
+// dk <= 256 (checked on the host): at most 32 rows per invocation.
+const MAX_ROWS: u32 = 32u;
+var<workgroup> qs: array<f32, 256>;
+var<workgroup> ks: array<f32, 256>;
 var<workgroup> rq: array<f32, WG>;
 var<workgroup> rk: array<f32, WG>;
+var<workgroup> part: array<f32, WG>;
+var<workgroup> delta_col: array<f32, COLS>;
 
-// grid: (v_heads, ceil(dv / 64))
-@compute @workgroup_size(64)
-fn gated_delta(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+// grid: (v_heads, ceil(dv / 32))
+@compute @workgroup_size(256)
+fn gated_delta(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
+    let lid = lid3.x;
+    let c = lid % COLS;
+    let r = lid / COLS;
     let h = wg.x;
-    let j = wg.y * WG + lid.x;
+    let j = wg.y * COLS + c;
+    let live = j < p.dv;
     let key_dim = p.k_heads * p.dk;
     let width = 2u * key_dim + p.v_heads * p.dv;
     let kh = h / (p.v_heads / p.k_heads);
     let base = h * p.dk * p.dv + j;
     let decay_rate = exp(a_log[h]);
+    // This invocation's rows of column j: r, r + 8, r + 16, ...
+    var s: array<f32, MAX_ROWS>;
+    for (var m = 0u; m < MAX_ROWS; m++) {
+        let i = m * SLICES + r;
+        s[m] = 0.0;
+        if (live && i < p.dk) { s[m] = state[base + i * p.dv]; }
+    }
     for (var t = 0u; t < step.n_tokens; t++) {
         let row = t * width;
         var sq = 0.0;
         var sk = 0.0;
-        for (var i = lid.x; i < p.dk; i += WG) {
-            let qv = qkv[row + kh * p.dk + i];
-            let kv = qkv[row + key_dim + kh * p.dk + i];
-            qs[i] = qv;
-            ks[i] = kv;
-            sq += qv * qv;
-            sk += kv * kv;
+        if (lid < p.dk) {
+            let qv = qkv[row + kh * p.dk + lid];
+            let kv = qkv[row + key_dim + kh * p.dk + lid];
+            qs[lid] = qv;
+            ks[lid] = kv;
+            sq = qv * qv;
+            sk = kv * kv;
         }
-        rq[lid.x] = sq;
-        rk[lid.x] = sk;
+        rq[lid] = sq;
+        rk[lid] = sk;
         workgroupBarrier();
-        for (var s = WG / 2u; s > 0u; s >>= 1u) {
-            if (lid.x < s) {
-                rq[lid.x] += rq[lid.x + s];
-                rk[lid.x] += rk[lid.x + s];
+        for (var w = WG / 2u; w > 0u; w >>= 1u) {
+            if (lid < w) {
+                rq[lid] += rq[lid + w];
+                rk[lid] += rk[lid + w];
             }
             workgroupBarrier();
         }
         let qn = inverseSqrt(rq[0] + 1e-6) / sqrt(f32(p.dk));
         let kn = inverseSqrt(rk[0] + 1e-6);
-        if (j < p.dv) {
-            let beta = 1.0 / (1.0 + exp(-b[t * p.v_heads + h]));
-            let xa = a[t * p.v_heads + h] + dt_bias[h];
-            var sp = xa;
-            if (xa <= 20.0) { sp = log(1.0 + exp(xa)); }
-            let decay = exp(-decay_rate * sp);
-            let v = qkv[row + 2u * key_dim + h * p.dv + j];
-            var kv_mem = 0.0;
-            for (var i = 0u; i < p.dk; i++) {
-                kv_mem += state[base + i * p.dv] * decay * (ks[i] * kn);
+        let beta = 1.0 / (1.0 + exp(-b[t * p.v_heads + h]));
+        let xa = a[t * p.v_heads + h] + dt_bias[h];
+        var sp = xa;
+        if (xa <= 20.0) { sp = log(1.0 + exp(xa)); }
+        let decay = exp(-decay_rate * sp);
+        var kv_mem = 0.0;
+        for (var m = 0u; m < MAX_ROWS; m++) {
+            let i = m * SLICES + r;
+            if (i < p.dk) {
+                s[m] *= decay;
+                kv_mem += s[m] * (ks[i] * kn);
             }
-            let delta = (v - kv_mem) * beta;
-            var o = 0.0;
-            for (var i = 0u; i < p.dk; i++) {
-                let s = state[base + i * p.dv] * decay + (ks[i] * kn) * delta;
-                state[base + i * p.dv] = s;
-                o += s * (qs[i] * qn);
-            }
-            out[t * p.v_heads * p.dv + h * p.dv + j] = o;
         }
-        // The next token overwrites qs/ks/rq/rk.
+        part[lid] = kv_mem;
         workgroupBarrier();
+        if (r == 0u) {
+            var mem = 0.0;
+            for (var x = 0u; x < SLICES; x++) { mem += part[x * COLS + c]; }
+            var v = 0.0;
+            if (live) { v = qkv[row + 2u * key_dim + h * p.dv + j]; }
+            delta_col[c] = (v - mem) * beta;
+        }
+        workgroupBarrier();
+        let delta = delta_col[c];
+        var o = 0.0;
+        for (var m = 0u; m < MAX_ROWS; m++) {
+            let i = m * SLICES + r;
+            if (i < p.dk) {
+                s[m] += (ks[i] * kn) * delta;
+                o += s[m] * (qs[i] * qn);
+            }
+        }
+        part[lid] = o;
+        workgroupBarrier();
+        if (r == 0u && live) {
+            var sum = 0.0;
+            for (var x = 0u; x < SLICES; x++) { sum += part[x * COLS + c]; }
+            out[t * p.v_heads * p.dv + h * p.dv + j] = sum;
+        }
+        // The next token overwrites qs/ks/rq/rk/part.
+        workgroupBarrier();
+    }
+    for (var m = 0u; m < MAX_ROWS; m++) {
+        let i = m * SLICES + r;
+        if (live && i < p.dk) { state[base + i * p.dv] = s[m]; }
     }
 }

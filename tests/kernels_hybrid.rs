@@ -56,7 +56,16 @@ fn causal_conv_carries_state_across_steps() {
 fn gated_delta_carries_state_across_steps() {
     let mut r = rng("gated_delta");
     for (k_heads, v_heads, dk, dv, steps) in
-        [(2, 4, 16, 16, [6usize, 1]), (1, 1, 128, 128, [1, 1]), (2, 2, 40, 70, [3, 2]), (4, 8, 64, 130, [1, 4])]
+        // Steps of one token plan the recurrent (decode) kernel, longer ones the chunked one.
+        [
+            (2, 4, 16, 16, [6usize, 1]),
+            (1, 1, 128, 128, [1, 1]),
+            (2, 2, 40, 70, [3, 2]),
+            (4, 8, 64, 130, [1, 4]),
+            (2, 4, 16, 16, [1, 1]),
+            (2, 2, 44, 70, [1, 1]),
+            (1, 2, 256, 33, [1, 1]),
+        ]
     {
         let d = DeltaDims { k_heads, v_heads, dk, dv };
         let width = 2 * k_heads * dk + v_heads * dv;
