@@ -392,8 +392,12 @@ impl ServeConfig {
         if let Some((name, _)) = positive.iter().find(|(_, v)| *v == 0) {
             return Err(ConfigError::Invalid(format!("{name} must be at least 1")));
         }
-        if self.models.is_empty() {
-            return Err(ConfigError::Invalid("no models to serve: pass --model or list models in the config".into()));
+        // A speech-only server (transcription models or voices, no LLM) is a valid deployment.
+        if self.models.is_empty() && self.stt_models.is_empty() && self.voices.is_empty() {
+            return Err(ConfigError::Invalid(
+                "no models to serve: pass --model, --stt-model or list models / stt_models / voices in the config"
+                    .into(),
+            ));
         }
         let mut ids: Vec<&str> = self.models.iter().map(ModelSpec::id).collect();
         ids.sort_unstable();
@@ -457,6 +461,19 @@ mod tests {
         assert_eq!(c.listen.to_string(), "127.0.0.1:8080");
         assert_eq!(c.models[0].id(), "HuggingFaceTB/SmolLM2-135M-Instruct");
         assert!(c.cors_origins.is_empty() && c.api_key.is_none());
+    }
+
+    #[test]
+    fn speech_only_is_valid_and_nothing_is_not() {
+        let dir = std::env::temp_dir().join(format!("gerbil-config-speech-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("c.toml");
+        std::fs::write(&path, "models = []\n[[voices]]\nname = \"joe\"\ndir = \"/voices/joe\"\n").unwrap();
+        let c = ServeConfig::load(&ServeArgs { config: Some(path.clone()), ..Default::default() }).unwrap();
+        assert!(c.models.is_empty() && c.voices.len() == 1);
+        std::fs::write(&path, "models = []\nvoices = []\n").unwrap();
+        let e = ServeConfig::load(&ServeArgs { config: Some(path), ..Default::default() }).unwrap_err();
+        assert!(e.to_string().contains("no models to serve"), "{e}");
     }
 
     #[test]

@@ -14,9 +14,9 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
 }
 
 async fn serve(cfg: ServeConfig) -> anyhow::Result<()> {
-    let models = cfg.models.len();
+    let models = cfg.models.len() + cfg.stt_models.len() + cfg.voices.len();
     let server = crate::server::start(cfg).await?;
-    tracing::info!("loading {models} model(s); /health answers now, /ready once loaded");
+    tracing::info!("loading {models} model(s) and voice(s); /health answers now, /ready once loaded");
     let registry = tokio::select! {
         r = server.worker.wait_loaded() => r,
         _ = shutdown_signal() => {
@@ -25,9 +25,8 @@ async fn serve(cfg: ServeConfig) -> anyhow::Result<()> {
         }
     };
     match registry {
-        Some(r) if !r.models.is_empty() => {
-            let ids: Vec<&str> = r.models.iter().map(|m| m.id.as_str()).collect();
-            tracing::info!("ready on http://{}: serving {}", server.addr, ids.join(", "));
+        Some(r) if !r.served().is_empty() => {
+            tracing::info!("ready on http://{}: serving {}", server.addr, r.served().join(", "));
         }
         _ => {
             server.shutdown().await;

@@ -66,6 +66,14 @@ impl Registry {
         self.models.iter().find(|m| m.id == id)
     }
 
+    /// Every id the server answers for: LLMs, transcription models and voices.
+    pub fn served(&self) -> Vec<&str> {
+        let llms = self.models.iter().map(|m| m.id.as_str());
+        llms.chain(self.speech.iter().map(|m| m.id.as_str()))
+            .chain(self.voices.iter().map(|v| v.name.as_str()))
+            .collect()
+    }
+
     pub fn find_speech(&self, id: &str) -> Option<&SpeechEntry> {
         self.speech.iter().find(|m| m.id == id)
     }

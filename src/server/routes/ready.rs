@@ -1,6 +1,6 @@
 //! GET /ready: readiness. 200 once loading is over and at least one model
-//! serves; 503 while loading, or when every model failed. The body lists the
-//! models that loaded and those that failed (with why).
+//! (LLM, transcription model or voice) serves; 503 while loading, or when every
+//! one failed. The body lists what loaded and what failed (with why).
 
 use std::sync::Arc;
 
@@ -15,7 +15,7 @@ pub async fn handle(State(state): State<Arc<AppState>>) -> (StatusCode, Json<Val
     let Some(registry) = state.worker.registry() else {
         return (StatusCode::SERVICE_UNAVAILABLE, Json(json!({ "status": "loading", "models": [], "failed": [] })));
     };
-    let models: Vec<&str> = registry.models.iter().map(|m| m.id.as_str()).collect();
+    let models = registry.served();
     let failed: Vec<Value> = registry.failures.iter().map(|f| json!({ "id": f.id, "error": f.error })).collect();
     let (status, word) = if models.is_empty() || !state.worker.is_alive() {
         (StatusCode::SERVICE_UNAVAILABLE, "failed")
