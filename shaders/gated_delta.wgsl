@@ -5,11 +5,11 @@
 //   q = l2norm(q_kh) / sqrt(dk), k = l2norm(k_kh)            (eps 1e-6 inside the rsqrt)
 //   beta = sigmoid(b_h), decay = exp(-exp(A_log_h) * softplus(a_h + dt_bias_h))
 //   S *= decay; delta = (v - S^T k) * beta; S += k delta^T; o = S^T q
-// Columns of S are independent: a workgroup owns 16 columns of one head, and
-// each column is split over 16 invocations holding every 16th row of it in
+// Columns of S are independent: a workgroup owns 32 columns of one head, and
+// each column is split over 8 invocations holding every 8th row of it in
 // registers for all of the step's tokens (loaded once, stored once), so a
 // decode step is a few loads per invocation rather than a walk down dk; the two
-// column sums per token (S^T k and S^T q) reduce the 16 partials in workgroup
+// column sums per token (S^T k and S^T q) reduce the 8 partials in workgroup
 // memory. The (cheap) q/k norms are recomputed per workgroup.
 
 struct Params { k_heads: u32, v_heads: u32, dk: u32, dv: u32 }
@@ -26,11 +26,11 @@ struct Step { n_tokens: u32, pos0: u32, kv_len: u32, pad0: u32 }
 @group(0) @binding(7) var<storage, read_write> state: array<f32>;
 @group(0) @binding(8) var<storage, read_write> out: array<f32>;
 
-const COLS: u32 = 16u;
-const SLICES: u32 = 16u;
+const COLS: u32 = 32u;
+const SLICES: u32 = 8u;
 const WG: u32 = 256u;
-// dk <= 256 (checked on the host): at most 16 rows per invocation.
-const MAX_ROWS: u32 = 16u;
+// dk <= 256 (checked on the host): at most 32 rows per invocation.
+const MAX_ROWS: u32 = 32u;
 var<workgroup> qs: array<f32, 256>;
 var<workgroup> ks: array<f32, 256>;
 var<workgroup> rq: array<f32, WG>;
@@ -38,7 +38,7 @@ var<workgroup> rk: array<f32, WG>;
 var<workgroup> part: array<f32, WG>;
 var<workgroup> delta_col: array<f32, COLS>;
 
-// grid: (v_heads, ceil(dv / 16))
+// grid: (v_heads, ceil(dv / 32))
 @compute @workgroup_size(256)
 fn gated_delta(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>) {
     let lid = lid3.x;
@@ -52,7 +52,7 @@ fn gated_delta(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_i
     let kh = h / (p.v_heads / p.k_heads);
     let base = h * p.dk * p.dv + j;
     let decay_rate = exp(a_log[h]);
-    // This invocation's rows of column j: r, r + 16, r + 32, ...
+    // This invocation's rows of column j: r, r + 8, r + 16, ...
     var s: array<f32, MAX_ROWS>;
     for (var m = 0u; m < MAX_ROWS; m++) {
         let i = m * SLICES + r;

@@ -151,8 +151,8 @@ pub fn select_delta(
         let grid = Grid { x: Dim::Fixed(s.v_heads as u32), y: Dim::Fixed(s.dv.div_ceil(32) as u32) };
         return Ok(spec(KernelId::GatedDeltaChunked, index, bytes(p), b, grid));
     }
-    // gated_delta.wgsl: 16 value columns per workgroup.
-    let grid = Grid { x: Dim::Fixed(s.v_heads as u32), y: Dim::Fixed(s.dv.div_ceil(16) as u32) };
+    // gated_delta.wgsl: 32 value columns per workgroup.
+    let grid = Grid { x: Dim::Fixed(s.v_heads as u32), y: Dim::Fixed(s.dv.div_ceil(32) as u32) };
     Ok(spec(KernelId::GatedDelta, index, bytes(p), b, grid))
 }
 
