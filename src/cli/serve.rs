@@ -26,7 +26,8 @@ async fn serve(cfg: ServeConfig) -> anyhow::Result<()> {
     };
     match registry {
         Some(r) if !r.served().is_empty() => {
-            tracing::info!("ready on http://{}: serving {}", server.addr, r.served().join(", "));
+            let ids = r.served();
+            tracing::info!("ready on http://{}: serving {}", server.addr, ids.join(", "));
         }
         _ => {
             server.shutdown().await;

@@ -193,9 +193,8 @@ impl PerChannel {
     }
 
     fn record(&self, gpu: &Gpu, rec: &mut Recorder, step: &wgpu::Buffer, t: usize, bufs: &[&wgpu::Buffer]) {
-        let mut entries = vec![self.params.as_entire_binding(), step.as_entire_binding()];
-        entries.extend(bufs.iter().map(|b| b.as_entire_binding()));
-        rec.push(gpu, &self.pipeline, &entries, (t.div_ceil(256) as u32, self.channels as u32));
+        let all: Vec<&wgpu::Buffer> = [&self.params, step].into_iter().chain(bufs.iter().copied()).collect();
+        rec.push_buffers(gpu, &self.pipeline, &all, (t.div_ceil(256) as u32, self.channels as u32));
     }
 }
 
@@ -288,6 +287,18 @@ impl Recorder {
             entries: &entries,
         });
         self.dispatches.push((pipeline.clone(), bg, grid));
+    }
+
+    /// `push` with every binding a whole buffer (uniforms first, as the kernel declares them).
+    pub fn push_buffers(
+        &mut self,
+        gpu: &Gpu,
+        pipeline: &Arc<wgpu::ComputePipeline>,
+        buffers: &[&wgpu::Buffer],
+        grid: (u32, u32),
+    ) {
+        let entries: Vec<_> = buffers.iter().map(|b| b.as_entire_binding()).collect();
+        self.push(gpu, pipeline, &entries, grid);
     }
 
     pub fn len(&self) -> usize {

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use super::config::DecoderArch;
-use super::layers::{bad, Conv};
+use super::layers::{bad, upload, Conv};
 use crate::gpu::conv::{Conv1dEpilogue, GpuConv1d, GpuConvTranspose1d, Recorder};
 use crate::gpu::{Gpu, GpuError};
 use crate::models::ModelError;
@@ -32,10 +32,6 @@ pub struct Decoder {
     post: GpuConv1d,
 }
 
-fn upload(gpu: &Gpu, name: &str, conv: Conv, ep: Conv1dEpilogue) -> GpuConv1d {
-    GpuConv1d::new(gpu, name, conv.shape, &conv.w, conv.b.as_deref(), ep)
-}
-
 impl Decoder {
     pub fn load(gpu: Arc<Gpu>, ck: &Checkpoint, arch: &DecoderArch) -> Result<Self, ModelError> {
         if ck.contains("dec.resblocks.0.convs1.0.weight") {
@@ -56,8 +52,8 @@ impl Decoder {
         }
         let add = Conv1dEpilogue { accumulate: true, ..Default::default() };
         let pre = [
-            upload(&gpu, "dec.conv_pre", in_channels(&pre_conv, 0, c_in / 2, true), Conv1dEpilogue::default()),
-            upload(&gpu, "dec.conv_pre", in_channels(&pre_conv, c_in / 2, c_in, false), add),
+            upload(&gpu, "dec.conv_pre", &in_channels(&pre_conv, 0, c_in / 2, true), Conv1dEpilogue::default()),
+            upload(&gpu, "dec.conv_pre", &in_channels(&pre_conv, c_in / 2, c_in, false), add),
         ];
         let mut stages = Vec::new();
         for i in 0..n_up {
@@ -88,7 +84,7 @@ impl Decoder {
                         out_scale: if last { 1.0 / nk as f32 } else { 1.0 },
                         accumulate: last && j > 0,
                     };
-                    convs.push(upload(&gpu, "dec.resblock", conv, ep));
+                    convs.push(upload(&gpu, "dec.resblock", &conv, ep));
                 }
                 blocks.push(convs);
             }
@@ -97,7 +93,7 @@ impl Decoder {
         let post = upload(
             &gpu,
             "dec.conv_post",
-            Conv::load(ck, "dec.conv_post", 1, 1)?,
+            &Conv::load(ck, "dec.conv_post", 1, 1)?,
             Conv1dEpilogue { pre_slope: Some(arch.post_lrelu_slope), tanh: true, ..Default::default() },
         );
         let hop = arch.upsample_rates.iter().product();

@@ -8,8 +8,8 @@
 //! the `t` values it reads back anyway (the frame counts size the next submission).
 
 use super::duration::{DdsConv, DurationPredictor};
-use super::encoder_gpu::upload;
 use super::gpu_ops::{GpuChannelNorm, GpuSpline, MAX_BINS};
+use super::layers::upload;
 use crate::gpu::conv::{Conv1dEpilogue, GpuConv1d, Recorder};
 use crate::gpu::Gpu;
 

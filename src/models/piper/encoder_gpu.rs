@@ -7,7 +7,7 @@
 
 use super::encoder::TextEncoder;
 use super::gpu_ops::{GpuChannelNorm, GpuRelAttention, MAX_HEAD_DIM};
-use super::layers::Conv;
+use super::layers::{upload, Conv};
 use crate::gpu::conv::{Conv1dEpilogue, GpuConv1d, Recorder};
 use crate::gpu::{Gpu, GpuError};
 use crate::reference::conv::Conv1dShape;
@@ -36,10 +36,6 @@ pub struct GpuTextEncoder {
 pub struct GpuEncoded {
     pub x: wgpu::Buffer,
     pub stats: wgpu::Buffer,
-}
-
-pub(super) fn upload(gpu: &Gpu, name: &str, c: &Conv, ep: Conv1dEpilogue) -> GpuConv1d {
-    GpuConv1d::new(gpu, name, c.shape, &c.w, c.b.as_deref(), ep)
 }
 
 /// Three 1x1 convs over the same input as one conv writing their outputs one after another.

@@ -14,7 +14,7 @@
 use std::sync::Arc;
 
 use super::flow::Flow;
-use super::layers::Conv;
+use super::layers::{upload, Conv};
 use crate::gpu::conv::{Conv1dEpilogue, GpuConv1d, GpuGate, Recorder};
 use crate::gpu::Gpu;
 use crate::reference::conv::Conv1dShape;
@@ -41,10 +41,6 @@ pub struct GpuFlow {
     gate: GpuGate,
     pub half: usize,
     hidden: usize,
-}
-
-fn upload(gpu: &Gpu, name: &str, c: &Conv, ep: Conv1dEpilogue) -> GpuConv1d {
-    GpuConv1d::new(gpu, name, c.shape, &c.w, c.b.as_deref(), ep)
 }
 
 /// Output channels [lo, hi) of a conv.

@@ -47,15 +47,8 @@ impl GpuChannelNorm {
         x: &wgpu::Buffer,
         y: &wgpu::Buffer,
     ) {
-        let entries = [
-            self.params.as_entire_binding(),
-            step.as_entire_binding(),
-            x.as_entire_binding(),
-            self.gamma.as_entire_binding(),
-            self.beta.as_entire_binding(),
-            y.as_entire_binding(),
-        ];
-        rec.push(gpu, &self.pipeline, &entries, (t.div_ceil(64) as u32, 1));
+        let bufs = [&self.params, step, x, &self.gamma, &self.beta, y];
+        rec.push_buffers(gpu, &self.pipeline, &bufs, (t.div_ceil(64) as u32, 1));
     }
 }
 
@@ -97,16 +90,8 @@ impl GpuRelAttention {
         scores: &wgpu::Buffer,
         out: &wgpu::Buffer,
     ) {
-        let entries = [
-            self.params.as_entire_binding(),
-            step.as_entire_binding(),
-            qkv.as_entire_binding(),
-            self.rel_k.as_entire_binding(),
-            self.rel_v.as_entire_binding(),
-            scores.as_entire_binding(),
-            out.as_entire_binding(),
-        ];
-        rec.push(gpu, &self.pipeline, &entries, (t as u32, self.heads as u32));
+        let bufs = [&self.params, step, qkv, &self.rel_k, &self.rel_v, scores, out];
+        rec.push_buffers(gpu, &self.pipeline, &bufs, (t as u32, self.heads as u32));
     }
 }
 
@@ -136,9 +121,7 @@ impl GpuSpline {
         h: &wgpu::Buffer,
         z: &wgpu::Buffer,
     ) {
-        let entries =
-            [self.params.as_entire_binding(), step.as_entire_binding(), h.as_entire_binding(), z.as_entire_binding()];
-        rec.push(gpu, &self.pipeline, &entries, (t.div_ceil(64) as u32, 1));
+        rec.push_buffers(gpu, &self.pipeline, &[&self.params, step, h, z], (t.div_ceil(64) as u32, 1));
     }
 }
 
@@ -163,13 +146,6 @@ pub fn record_expand_prior(
         logs_row0: total as u32,
     };
     let params = gpu.uniform_from("vits.expand", &p);
-    let entries = [
-        params.as_entire_binding(),
-        step.as_entire_binding(),
-        stats.as_entire_binding(),
-        idx.as_entire_binding(),
-        noise.as_entire_binding(),
-        out.as_entire_binding(),
-    ];
-    rec.push(gpu, &pipeline(gpu, KernelId::ExpandPrior), &entries, (frames.div_ceil(256) as u32, channels as u32));
+    let bufs = [&params, step, stats, idx, noise, out];
+    rec.push_buffers(gpu, &pipeline(gpu, KernelId::ExpandPrior), &bufs, (frames.div_ceil(256) as u32, channels as u32));
 }

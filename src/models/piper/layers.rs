@@ -1,6 +1,8 @@
 //! CPU layers of the Piper voice (the small parts: text encoder, duration predictor, flow)
 //! over channel-major `[channels, time]` tensors, built on `reference::conv`.
 
+use crate::gpu::conv::{Conv1dEpilogue, GpuConv1d};
+use crate::gpu::Gpu;
 use crate::models::ModelError;
 use crate::reference::conv::{conv1d, layer_norm_channels, Conv1dShape};
 use crate::weights::safetensors::Checkpoint;
@@ -31,6 +33,11 @@ impl Conv {
     pub fn forward(&self, x: &[f32], t: usize) -> Vec<f32> {
         conv1d(x, t, &self.w, self.b.as_deref(), self.shape, None)
     }
+}
+
+/// A conv's weights resident on the GPU with the given epilogue.
+pub fn upload(gpu: &Gpu, name: &str, c: &Conv, ep: Conv1dEpilogue) -> GpuConv1d {
+    GpuConv1d::new(gpu, name, c.shape, &c.w, c.b.as_deref(), ep)
 }
 
 /// VITS channel LayerNorm (`gamma`, `beta`, eps 1e-5).

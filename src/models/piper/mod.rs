@@ -161,12 +161,13 @@ impl PiperVoice {
         let mut rng = ChaCha8Rng::seed_from_u64(p.seed);
         let on_gpu = self.gpu_flow.is_some();
         let (durations, prior) = self.front(ids, p, &mut rng, on_gpu)?;
-        let frames = durations.iter().sum::<usize>().max(1);
+        let spoken: usize = durations.iter().sum();
+        let frames = spoken.max(1);
         // Noise of z_p = m + eps * exp(logs) * noise_scale, drawn frame by frame, channel-major.
         let c = self.flow.channels;
         let mut eps = vec![0f32; c * frames];
         if p.noise_scale != 0.0 {
-            for f in 0..durations.iter().sum::<usize>() {
+            for f in 0..spoken {
                 for ch in 0..c {
                     eps[ch * frames + f] = normal(&mut rng) * p.noise_scale;
                 }
