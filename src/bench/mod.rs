@@ -2,6 +2,7 @@
 //! real configurations (no download), reported against the copy bandwidth
 //! measured in the same run.
 
+pub mod ablation;
 pub mod bandwidth;
 pub mod batched;
 pub mod decode;

@@ -29,6 +29,10 @@ pub struct ProfileArgs {
     /// Slots the batched decoder is built for (the server's --max-slots); default: --batch-rows.
     #[arg(long)]
     pub slots: Option<usize>,
+    /// Also time the step back to back with only one kernel's dispatches at a time, and an empty-kernel floor
+    /// with the plan's dispatch count and grids (no timestamps involved).
+    #[arg(long)]
+    pub ablate: bool,
 }
 
 pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
@@ -46,6 +50,9 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
             let mut s = Session::new(&model, SessionOptions::default())?;
             s.prefill(&prompt)?;
             s.next_token()?;
+            if args.ablate {
+                print_ablation(&crate::bench::ablation::run(s.decode_plan(), s.pos, args.steps.max(50)));
+            }
             (profile::decode_step(&mut s, args.steps), s.decode_dispatches())
         }
         Some(rows) => {
@@ -77,4 +84,26 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
         p.gpu_step_us, p.encode_us, p.submit_us, p.wall_step_us
     );
     Ok(())
+}
+
+fn print_ablation(a: &crate::bench::ablation::Ablation) {
+    println!(
+        "wall back to back: full step {:.1} us ({} dispatches, {:.2} us each) | empty-kernel floor {:.1} us with the \
+         plan's grids, {:.1} us with one workgroup each",
+        a.full_us,
+        a.dispatches,
+        a.full_us / a.dispatches as f64,
+        a.floor_plan_grids_us,
+        a.floor_one_workgroup_us
+    );
+    println!("{:<18} {:>5} {:>12} {:>12}", "only kernel", "count", "wall us", "us each");
+    for k in &a.kernels {
+        println!(
+            "{:<18} {:>5} {:>12.1} {:>12.2}",
+            format!("{:?}", k.kernel),
+            k.count,
+            k.only_us,
+            k.only_us / k.count as f64
+        );
+    }
 }

@@ -272,10 +272,9 @@ impl Session {
                 self.last_was_prefill = false;
             }
             let slot = i % self.staging.len();
-            gpu.device
-                .poll(wgpu::PollType::Wait { submission_index: Some(pending[i].clone()), timeout: None })
-                .map_err(|e| crate::gpu::GpuError::Readback(e.to_string()))?;
-            let tok = u32::from_le_bytes(gpu.map_read(&self.staging[slot], 4)?[..4].try_into().unwrap());
+            // Waits for step i only: step i + 1 keeps the GPU busy while this token is handled.
+            let tok = gpu.map_read_after(&self.staging[slot], 4, pending[i].clone())?;
+            let tok = u32::from_le_bytes(tok[..4].try_into().unwrap());
             out.push(tok);
             if !on_token(tok) {
                 break;

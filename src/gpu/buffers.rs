@@ -115,6 +115,37 @@ impl Gpu {
         Ok(out)
     }
 
+    /// Like `map_read` for a buffer last written by submission `after`, waiting for that submission only:
+    /// work submitted later keeps the GPU busy meanwhile (`map_read` waits for everything).
+    pub fn map_read_after(
+        &self,
+        staging: &wgpu::Buffer,
+        bytes: u64,
+        after: wgpu::SubmissionIndex,
+    ) -> Result<Vec<u8>, GpuError> {
+        let err = |e: &dyn std::fmt::Display| GpuError::Readback(e.to_string());
+        let slice = staging.slice(0..bytes);
+        let (tx, rx) = std::sync::mpsc::channel();
+        slice.map_async(wgpu::MapMode::Read, move |r| {
+            let _ = tx.send(r);
+        });
+        self.device.poll(wgpu::PollType::Wait { submission_index: Some(after), timeout: None }).map_err(|e| err(&e))?;
+        // The callback runs inside a poll once the buffer's submission is done, which it now is.
+        let mapped = loop {
+            match rx.try_recv() {
+                Ok(r) => break r,
+                Err(std::sync::mpsc::TryRecvError::Empty) => {
+                    self.device.poll(wgpu::PollType::Poll).map_err(|e| err(&e))?;
+                }
+                Err(e) => return Err(err(&e)),
+            }
+        };
+        mapped.map_err(|e| err(&e))?;
+        let out = slice.get_mapped_range().map_err(|e| err(&e))?.to_vec();
+        staging.unmap();
+        Ok(out)
+    }
+
     pub fn read_f32(&self, buf: &wgpu::Buffer, len: usize) -> Result<Vec<f32>, GpuError> {
         let b = self.read_bytes(buf, (len * 4) as u64)?;
         Ok(bytemuck::cast_slice(&b[..len * 4]).to_vec())

@@ -121,6 +121,22 @@ impl Plan {
         }
     }
 
+    /// Records only the dispatches `keep` accepts (timing ablations: the step's
+    /// outputs are meaningless, its cost without those kernels is not).
+    pub fn encode_where(
+        &self,
+        pass: &mut wgpu::ComputePass<'_>,
+        n_tokens: usize,
+        keep: impl Fn(&DispatchSpec) -> bool,
+    ) {
+        for d in self.dispatches.iter().filter(|d| keep(&d.spec)) {
+            pass.set_pipeline(&d.pipeline);
+            pass.set_bind_group(0, &d.bind_group, &[]);
+            let (x, y) = (d.spec.grid.x.resolve(n_tokens as u32), d.spec.grid.y.resolve(n_tokens as u32));
+            pass.dispatch_workgroups(x, y, 1);
+        }
+    }
+
     /// Like `encode`, with a GPU timestamp before the first dispatch and after
     /// each one (needs TIMESTAMP_QUERY_INSIDE_PASSES; `qs` holds count + 1).
     pub fn encode_timed(&self, pass: &mut wgpu::ComputePass<'_>, n_tokens: usize, qs: &wgpu::QuerySet) {

@@ -1,0 +1,118 @@
+//! Where a decode step's wall time goes, measured without timestamps (which
+//! serialize the dispatches and inflate their sums): the step back to back
+//! with only one kernel's dispatches, and a floor of the same number of
+//! dependent dispatches of an empty kernel with the plan's grid sizes (what
+//! launches and barriers alone cost).
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use crate::gpu::KernelId;
+use crate::graph::dispatch::DispatchSpec;
+use crate::graph::Plan;
+
+#[derive(Debug, serde::Serialize)]
+pub struct KernelCost {
+    pub kernel: KernelId,
+    pub count: usize,
+    /// Wall us per step of a chain of only this kernel's dispatches.
+    pub only_us: f64,
+}
+
+#[derive(Debug, serde::Serialize)]
+pub struct Ablation {
+    pub full_us: f64,
+    pub floor_plan_grids_us: f64,
+    pub floor_one_workgroup_us: f64,
+    pub dispatches: usize,
+    pub kernels: Vec<KernelCost>,
+}
+
+const FLOOR_WGSL: &str = "
+@group(0) @binding(0) var<storage, read_write> y: array<f32>;
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) l: u32) {
+    if (w.x == 0u && w.y == 0u && l == 0u) { y[0] = y[0] + 1.0; }
+}";
+
+/// Runs `steps` steps (after a warm-up) encoding with `record`, returns wall us per step.
+fn wall_us(plan: &Plan, steps: usize, record: &dyn Fn(&mut wgpu::ComputePass<'_>)) -> f64 {
+    let gpu = plan.gpu();
+    let go = || {
+        let mut enc = gpu.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            record(&mut pass);
+        }
+        gpu.queue.submit([enc.finish()]);
+    };
+    for _ in 0..3 {
+        go();
+    }
+    super::sync(gpu);
+    let t0 = Instant::now();
+    for _ in 0..steps {
+        go();
+    }
+    super::sync(gpu);
+    t0.elapsed().as_secs_f64() * 1e6 / steps as f64
+}
+
+/// Ablation of a plan whose inputs for a 1-token step at `pos` are written.
+pub fn run(plan: &Plan, pos: usize, steps: usize) -> Ablation {
+    let gpu = plan.gpu();
+    plan.set_step(1, pos);
+    let full_us = wall_us(plan, steps, &|p| plan.encode(p, 1));
+    let mut counts: BTreeMap<KernelId, usize> = BTreeMap::new();
+    for d in plan.dispatch_specs() {
+        *counts.entry(d.kernel).or_default() += 1;
+    }
+    let mut kernels: Vec<KernelCost> = counts
+        .into_iter()
+        .map(|(kernel, count)| {
+            let only_us = wall_us(plan, steps, &|p| plan.encode_where(p, 1, |d: &DispatchSpec| d.kernel == kernel));
+            KernelCost { kernel, count, only_us }
+        })
+        .collect();
+    kernels.sort_by(|a, b| b.only_us.total_cmp(&a.only_us));
+
+    let module = gpu.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("floor"),
+        source: wgpu::ShaderSource::Wgsl(FLOOR_WGSL.into()),
+    });
+    let pipeline = gpu.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some("floor"),
+        layout: None,
+        module: &module,
+        entry_point: Some("main"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    let y = gpu.storage("floor", 16);
+    let bg = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("floor"),
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &[wgpu::BindGroupEntry { binding: 0, resource: y.as_entire_binding() }],
+    });
+    let grids: Vec<(u32, u32)> = plan.dispatch_specs().map(|d| (d.grid.x.resolve(1), d.grid.y.resolve(1))).collect();
+    let floor = |one: bool| {
+        wall_us(plan, steps, &|p| {
+            p.set_pipeline(&pipeline);
+            p.set_bind_group(0, &bg, &[]);
+            for &(x, yy) in &grids {
+                if one {
+                    p.dispatch_workgroups(1, 1, 1)
+                } else {
+                    p.dispatch_workgroups(x, yy, 1)
+                }
+            }
+        })
+    };
+    Ablation {
+        full_us,
+        floor_plan_grids_us: floor(false),
+        floor_one_workgroup_us: floor(true),
+        dispatches: grids.len(),
+        kernels,
+    }
+}
