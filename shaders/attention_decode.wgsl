@@ -51,14 +51,39 @@ var<workgroup> probs: array<f32, CHUNK>;
 // Per-thread partial outputs (vec4 column, key slice) combined at the end.
 var<workgroup> part: array<vec4<f32>, 256>;
 
+// The q_norm / k_norm sum in rmsnorm.wgsl's tree order on every adapter, so fused and
+// unfused decode agree to the bit (reduce_sum's order depends on the adapter's subgroups).
+var<workgroup> norm_red: array<f32, 256>;
+
+fn tree_sum(t: u32, x: f32) -> f32 {
+    norm_red[t] = x;
+    workgroupBarrier();
+    for (var s = 128u; s > 0u; s >>= 1u) {
+        if (t < s) { norm_red[t] += norm_red[t + s]; }
+        workgroupBarrier();
+    }
+    let r = norm_red[0];
+    workgroupBarrier();
+    return r;
+}
+
+// Lane t's rotary pair: (cos, sin) at `pos` (loaded once for q and k, with them).
+fn rope_cs(t: u32, pos: u32) -> vec2<f32> {
+    if (t >= p.rotary_dim) { return vec2<f32>(1.0, 0.0); }
+    let half = p.rotary_dim / 2u;
+    var i = t;
+    if ((FLAGS & INTERLEAVED) != 0u) { i = t / 2u; } else if (t >= half) { i = t - half; }
+    return cos_sin[pos * half + i];
+}
+
 // tmp holds one head vector; optional RMSNorm with `is_q` choosing the weight,
-// then rope at `pos`; the result is returned for lane t (t < head_dim).
-fn norm_rope(t: u32, is_q: bool, pos: u32) -> f32 {
+// then rope with lane t's pair `cs`; the result is returned for lane t (t < head_dim).
+fn norm_rope(t: u32, is_q: bool, cs: vec2<f32>) -> f32 {
     let hd = p.head_dim;
     var x = 0.0;
     if (t < hd) { x = tmp[t]; }
     if ((FLAGS & QK_NORM) != 0u) {
-        let inv = inverseSqrt(reduce_sum(t, x * x) / f32(hd) + p.eps);
+        let inv = inverseSqrt(tree_sum(t, x * x) / f32(hd) + p.eps);
         if (t < hd) {
             var g: f32;
             if (is_q) { g = q_norm[t]; } else { g = k_norm[t]; }
@@ -71,15 +96,14 @@ fn norm_rope(t: u32, is_q: bool, pos: u32) -> f32 {
     let half = p.rotary_dim / 2u;
     var y = x;
     if (t < p.rotary_dim) {
-        var i: u32; var partner: u32; var first: bool;
+        var partner: u32; var first: bool;
         if ((FLAGS & INTERLEAVED) != 0u) {
-            i = t / 2u; first = (t % 2u) == 0u;
+            first = (t % 2u) == 0u;
             if (first) { partner = t + 1u; } else { partner = t - 1u; }
         } else {
             first = t < half;
-            if (first) { i = t; partner = t + half; } else { i = t - half; partner = t - half; }
+            if (first) { partner = t + half; } else { partner = t - half; }
         }
-        let cs = cos_sin[pos * half + i];
         let o = tmp[partner];
         if (first) { y = x * cs.x - o * cs.y; } else { y = x * cs.x + o * cs.y; }
     }
@@ -117,6 +141,16 @@ fn attention_rows(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocatio
     attend(wg.x, lid.x, wg.y, slot, pos);
 }
 
+fn q4(i: u32) -> vec4<f32> {
+    return vec4<f32>(qs[4u * i], qs[4u * i + 1u], qs[4u * i + 2u], qs[4u * i + 3u]);
+}
+
+// Value row j's vec4 column c: the new token's from vs, the others from the cache.
+fn value_at(j: u32, pos: u32, c: u32, base4: u32, hd4: u32) -> vec4<f32> {
+    if (j == pos) { return vec4<f32>(vs[4u * c], vs[4u * c + 1u], vs[4u * c + 2u], vs[4u * c + 3u]); }
+    return v_cache[base4 + j * hd4 + c];
+}
+
 // Head h of activation row `row`, whose sequence lives in cache slot `slot`
 // and whose new token sits at `pos`.
 fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32) {
@@ -133,15 +167,23 @@ fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32) {
             vs[t] = v_cache[at][t % 4u];
         }
     } else {
-        if (t < hd) { tmp[t] = q[qrow + h * hd + t]; }
+        // q, k, v and the rotary pair requested together: one memory round trip.
+        var kin = 0.0;
+        var vin = 0.0;
+        if (t < hd) {
+            tmp[t] = q[qrow + h * hd + t];
+            kin = k[kvrow + kvh * hd + t];
+            vin = v[kvrow + kvh * hd + t];
+        }
+        let cs = rope_cs(t, pos);
         workgroupBarrier();
-        let qv = norm_rope(t, true, pos);
-        if (t < hd) { qs[t] = qv; tmp[t] = k[kvrow + kvh * hd + t]; }
+        let qv = norm_rope(t, true, cs);
+        if (t < hd) { qs[t] = qv; tmp[t] = kin; }
         workgroupBarrier();
-        let kv = norm_rope(t, false, pos);
+        let kv = norm_rope(t, false, cs);
         if (t < hd) {
             ks[t] = kv;
-            vs[t] = v[kvrow + kvh * hd + t];
+            vs[t] = vin;
         }
         if (h % (p.n_heads / p.n_kv_heads) == 0u && t < hd && pos < p.max_seq) {
             k_cache[(cache_base + pos * hd + t) / 4u][t % 4u] = kv;
@@ -177,15 +219,23 @@ fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32) {
             if (j == pos) {
                 // The same vec4 grouping as a cache row, so both modes round alike.
                 for (var i = 0u; i < hd4; i++) {
-                    let qv4 = vec4<f32>(qs[4u * i], qs[4u * i + 1u], qs[4u * i + 2u], qs[4u * i + 3u]);
-                    d += dot(qv4, vec4<f32>(ks[4u * i], ks[4u * i + 1u], ks[4u * i + 2u], ks[4u * i + 3u]));
+                    d += dot(q4(i), vec4<f32>(ks[4u * i], ks[4u * i + 1u], ks[4u * i + 2u], ks[4u * i + 3u]));
                 }
             } else {
                 let row = base4 + j * hd4;
-                for (var i = 0u; i < hd4; i++) {
-                    let qv4 = vec4<f32>(qs[4u * i], qs[4u * i + 1u], qs[4u * i + 2u], qs[4u * i + 3u]);
-                    d += dot(qv4, k_cache[row + i]);
+                // Four cache loads requested before any is used (the same sum order as below).
+                var i = 0u;
+                for (; i + 4u <= hd4; i += 4u) {
+                    let k0 = k_cache[row + i];
+                    let k1 = k_cache[row + i + 1u];
+                    let k2 = k_cache[row + i + 2u];
+                    let k3 = k_cache[row + i + 3u];
+                    d += dot(q4(i), k0);
+                    d += dot(q4(i + 1u), k1);
+                    d += dot(q4(i + 2u), k2);
+                    d += dot(q4(i + 3u), k3);
                 }
+                for (; i < hd4; i++) { d += dot(q4(i), k_cache[row + i]); }
             }
             let sc = d * p.scale;
             probs[jj] = sc;
@@ -203,16 +253,19 @@ fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32) {
         l = l * alpha + reduce_sum(t, psum);
         if (sl < slices) {
             var a = acc * alpha;
-            for (var jj = sl; jj < cnt; jj += slices) {
-                let j = c0 + jj;
-                var vv: vec4<f32>;
-                if (j == pos) {
-                    vv = vec4<f32>(vs[4u * c], vs[4u * c + 1u], vs[4u * c + 2u], vs[4u * c + 3u]);
-                } else {
-                    vv = v_cache[base4 + j * hd4 + c];
-                }
-                a += probs[jj] * vv;
+            // Four value rows requested before any is used.
+            var jj = sl;
+            for (; jj + 3u * slices < cnt; jj += 4u * slices) {
+                let v0 = value_at(c0 + jj, pos, c, base4, hd4);
+                let v1 = value_at(c0 + jj + slices, pos, c, base4, hd4);
+                let v2 = value_at(c0 + jj + 2u * slices, pos, c, base4, hd4);
+                let v3 = value_at(c0 + jj + 3u * slices, pos, c, base4, hd4);
+                a += probs[jj] * v0;
+                a += probs[jj + slices] * v1;
+                a += probs[jj + 2u * slices] * v2;
+                a += probs[jj + 3u * slices] * v3;
             }
+            for (; jj < cnt; jj += slices) { a += probs[jj] * value_at(c0 + jj, pos, c, base4, hd4); }
             acc = a;
         }
         m = m_new;

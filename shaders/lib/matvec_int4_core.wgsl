@@ -130,6 +130,25 @@ fn emit(wgy: u32, r: u32, j: u32, mc: vec2<u32>, sr: vec4<f32>) {
     }
 }
 
+// One lane's weights of its four columns for vec index v (zeros past the end or for absent columns).
+struct Chunk {
+    q0: vec4<u32>, q1: vec4<u32>, q2: vec4<u32>, q3: vec4<u32>,
+    sm0: vec2<f32>, sm1: vec2<f32>, sm2: vec2<f32>, sm3: vec2<f32>,
+}
+
+fn load_chunk(mc0: vec2<u32>, mc1: vec2<u32>, mc2: vec2<u32>, mc3: vec2<u32>, v: u32, vecs: u32, groups: u32,
+              vec_per_group: u32) -> Chunk {
+    var c: Chunk;
+    if (v >= vecs) { return c; }
+    let gv = v / vec_per_group;
+    if (live(mc0)) { c.q0 = load_q(mc0.x, mc0.y * vecs + v); c.sm0 = load_sm(mc0.x, mc0.y * groups + gv); }
+    if (live(mc1)) { c.q1 = load_q(mc1.x, mc1.y * vecs + v); c.sm1 = load_sm(mc1.x, mc1.y * groups + gv); }
+    if (live(mc2)) { c.q2 = load_q(mc2.x, mc2.y * vecs + v); c.sm2 = load_sm(mc2.x, mc2.y * groups + gv); }
+    if (live(mc3)) { c.q3 = load_q(mc3.x, mc3.y * vecs + v); c.sm3 = load_sm(mc3.x, mc3.y * groups + gv); }
+    return c;
+}
+
+
 // grid: (ceil(cols / (GROUPS * CPG)), ceil(rows / ROWS))   cols = n0 + n1 + n2 (+ n3),
 // or n0 * 2 with SWIGLU; rows = n_tokens, or 1 with LAST_ROW
 fn matvec_core(wg: vec3<u32>, lid: vec3<u32>) {
@@ -140,7 +159,18 @@ fn matvec_core(wg: vec3<u32>, lid: vec3<u32>) {
     for (var r = 0u; r < ROWS; r++) {
         if (in_row(wg.y, r) < step.n_tokens) { nr = r + 1u; }
     }
+    let vecs = p.k / 32u;
+    let groups = p.k / p.group;
+    let vec_per_group = p.group / 32u;
+    let mc0 = slot_col(wg.x, lg, 0u);
+    let mc1 = slot_col(wg.x, lg, 1u);
+    let mc2 = slot_col(wg.x, lg, 2u);
+    let mc3 = slot_col(wg.x, lg, 3u);
+    // The first chunk's weights are requested before the norm so their latency
+    // overlaps it; each later chunk is requested while the previous one computes.
+    var w = load_chunk(mc0, mc1, mc2, mc3, lane, vecs, groups, vec_per_group);
     if ((FLAGS & NORM) != 0u) {
+        // rmsnorm.wgsl's exact order (so fusing changes no bits).
         for (var r = 0u; r < nr; r++) {
             let base = in_row(wg.y, r) * p.k;
             var ss = 0.0;
@@ -158,13 +188,6 @@ fn matvec_core(wg: vec3<u32>, lid: vec3<u32>) {
             workgroupBarrier();
         }
     }
-    let vecs = p.k / 32u;
-    let groups = p.k / p.group;
-    let vec_per_group = p.group / 32u;
-    let mc0 = slot_col(wg.x, lg, 0u);
-    let mc1 = slot_col(wg.x, lg, 1u);
-    let mc2 = slot_col(wg.x, lg, 2u);
-    let mc3 = slot_col(wg.x, lg, 3u);
     // Plain variables and vec4s only (no indexed arrays), so everything stays in registers.
     var a0 = vec4<f32>(0.0);
     var a1 = vec4<f32>(0.0);
@@ -174,29 +197,17 @@ fn matvec_core(wg: vec3<u32>, lid: vec3<u32>) {
     // group is converged again at the subgroup reductions below.
     for (var v0 = 0u; v0 < vecs; v0 += LANES) {
         let v = v0 + lane;
+        let cur = w;
+        if (v0 + LANES < vecs) { w = load_chunk(mc0, mc1, mc2, mc3, v + LANES, vecs, groups, vec_per_group); }
         if (v < vecs) {
-            var q0 = vec4<u32>(0u);
-            var q1 = vec4<u32>(0u);
-            var q2 = vec4<u32>(0u);
-            var q3 = vec4<u32>(0u);
-            var sm0 = vec2<f32>(0.0);
-            var sm1 = vec2<f32>(0.0);
-            var sm2 = vec2<f32>(0.0);
-            var sm3 = vec2<f32>(0.0);
-            let gv = v / vec_per_group;
-            if (live(mc0)) { q0 = load_q(mc0.x, mc0.y * vecs + v); sm0 = load_sm(mc0.x, mc0.y * groups + gv); }
-            if (live(mc1)) { q1 = load_q(mc1.x, mc1.y * vecs + v); sm1 = load_sm(mc1.x, mc1.y * groups + gv); }
-            if (live(mc2)) { q2 = load_q(mc2.x, mc2.y * vecs + v); sm2 = load_sm(mc2.x, mc2.y * groups + gv); }
-            if (live(mc3)) { q3 = load_q(mc3.x, mc3.y * vecs + v); sm3 = load_sm(mc3.x, mc3.y * groups + gv); }
-            let sc = vec4<f32>(sm0.x, sm1.x, sm2.x, sm3.x);
-            let ofs = vec4<f32>(sm0.y, sm1.y, sm2.y, sm3.y);
-            if (nr > 0u) { a0 += row_dot(in_row(wg.y, 0u), 0u, v, q0, q1, q2, q3, sc, ofs); }
-            if (nr > 1u) { a1 += row_dot(in_row(wg.y, 1u), 1u, v, q0, q1, q2, q3, sc, ofs); }
-            if (nr > 2u) { a2 += row_dot(in_row(wg.y, 2u), 2u, v, q0, q1, q2, q3, sc, ofs); }
-            if (nr > 3u) { a3 += row_dot(in_row(wg.y, 3u), 3u, v, q0, q1, q2, q3, sc, ofs); }
+            let sc = vec4<f32>(cur.sm0.x, cur.sm1.x, cur.sm2.x, cur.sm3.x);
+            let ofs = vec4<f32>(cur.sm0.y, cur.sm1.y, cur.sm2.y, cur.sm3.y);
+            if (nr > 0u) { a0 += row_dot(in_row(wg.y, 0u), 0u, v, cur.q0, cur.q1, cur.q2, cur.q3, sc, ofs); }
+            if (nr > 1u) { a1 += row_dot(in_row(wg.y, 1u), 1u, v, cur.q0, cur.q1, cur.q2, cur.q3, sc, ofs); }
+            if (nr > 2u) { a2 += row_dot(in_row(wg.y, 2u), 2u, v, cur.q0, cur.q1, cur.q2, cur.q3, sc, ofs); }
+            if (nr > 3u) { a3 += row_dot(in_row(wg.y, 3u), 3u, v, cur.q0, cur.q1, cur.q2, cur.q3, sc, ofs); }
         }
     }
-    workgroupBarrier();
     // nr is uniform over the workgroup, so skipping the sums of absent rows keeps every
     // invocation's sequence of group_sum calls (and barriers) the same.
     let s0 = group_sum(a0, t);
