@@ -223,17 +223,26 @@ fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32) {
                 }
             } else {
                 let row = base4 + j * hd4;
-                // Four cache loads requested before any is used (the same sum order as below).
+                // Eight cache loads requested before any is used (the same sum order as below):
+                // at long contexts the kernel waits on memory round trips, not arithmetic.
                 var i = 0u;
-                for (; i + 4u <= hd4; i += 4u) {
+                for (; i + 8u <= hd4; i += 8u) {
                     let k0 = k_cache[row + i];
                     let k1 = k_cache[row + i + 1u];
                     let k2 = k_cache[row + i + 2u];
                     let k3 = k_cache[row + i + 3u];
+                    let k4 = k_cache[row + i + 4u];
+                    let k5 = k_cache[row + i + 5u];
+                    let k6 = k_cache[row + i + 6u];
+                    let k7 = k_cache[row + i + 7u];
                     d += dot(q4(i), k0);
                     d += dot(q4(i + 1u), k1);
                     d += dot(q4(i + 2u), k2);
                     d += dot(q4(i + 3u), k3);
+                    d += dot(q4(i + 4u), k4);
+                    d += dot(q4(i + 5u), k5);
+                    d += dot(q4(i + 6u), k6);
+                    d += dot(q4(i + 7u), k7);
                 }
                 for (; i < hd4; i++) { d += dot(q4(i), k_cache[row + i]); }
             }
@@ -253,17 +262,25 @@ fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32) {
         l = l * alpha + reduce_sum(t, psum);
         if (sl < slices) {
             var a = acc * alpha;
-            // Four value rows requested before any is used.
+            // Eight value rows requested before any is used.
             var jj = sl;
-            for (; jj + 3u * slices < cnt; jj += 4u * slices) {
+            for (; jj + 7u * slices < cnt; jj += 8u * slices) {
                 let v0 = value_at(c0 + jj, pos, c, base4, hd4);
                 let v1 = value_at(c0 + jj + slices, pos, c, base4, hd4);
                 let v2 = value_at(c0 + jj + 2u * slices, pos, c, base4, hd4);
                 let v3 = value_at(c0 + jj + 3u * slices, pos, c, base4, hd4);
+                let v4 = value_at(c0 + jj + 4u * slices, pos, c, base4, hd4);
+                let v5 = value_at(c0 + jj + 5u * slices, pos, c, base4, hd4);
+                let v6 = value_at(c0 + jj + 6u * slices, pos, c, base4, hd4);
+                let v7 = value_at(c0 + jj + 7u * slices, pos, c, base4, hd4);
                 a += probs[jj] * v0;
                 a += probs[jj + slices] * v1;
                 a += probs[jj + 2u * slices] * v2;
                 a += probs[jj + 3u * slices] * v3;
+                a += probs[jj + 4u * slices] * v4;
+                a += probs[jj + 5u * slices] * v5;
+                a += probs[jj + 6u * slices] * v6;
+                a += probs[jj + 7u * slices] * v7;
             }
             for (; jj < cnt; jj += slices) { a += probs[jj] * value_at(c0 + jj, pos, c, base4, hd4); }
             acc = a;

@@ -37,8 +37,8 @@ impl Gpu {
                         label: Some(src.file),
                         source: wgpu::ShaderSource::Wgsl(src.wgsl(self.caps.subgroups32()).into()),
                     };
-                    // SAFETY: see shader_checks: every loop of these kernels is bounded by
-                    // plan-computed uniforms and no divisor is zero; buffer and index bounds stay checked.
+                    // SAFETY: see shader_checks: only loop bounding is dropped, and every loop of
+                    // these kernels runs to a bound the plan computes.
                     unsafe { self.device.create_shader_module_trusted(desc, shader_checks()) }
                 })
                 .clone()
@@ -62,18 +62,17 @@ impl Gpu {
     }
 }
 
-/// The runtime checks naga adds to the kernels. Loop bounding (a counter in every loop) and
-/// integer-division guards (a select around every `/` and `%`) cost 10-50% of a latency-bound
-/// decode kernel on the H200 (measured with `gerbil profile --ablate`: SmolLM2 step 1293 -> 1136 us,
-/// the gated delta rule 17.7 -> 8.5 us); our loops run to uniform bounds the plan computes and
-/// no divisor is zero, so those two are off. Index clamps stay (and buffer accesses stay bounded,
-/// by naga or by the driver's robust buffer access). GERBIL_SHADER_CHECKS=all restores everything.
+/// The runtime checks naga adds to the kernels. Loop bounding (a counter in every loop) costs
+/// 10-50% of a latency-bound decode kernel on the H200 (`gerbil profile --ablate`: SmolLM2 step
+/// 1293 -> 1136 us, the gated delta rule 17.7 -> 8.5 us); every loop of these kernels runs to a
+/// finite bound the plan computes, so it is off. Everything else stays: index clamps, buffer bounds
+/// (by naga or the driver's robust buffer access) and integer-division guards (measured free).
+/// GERBIL_SHADER_CHECKS=all restores loop bounding.
 fn shader_checks() -> wgpu::ShaderRuntimeChecks {
     let mut c = wgpu::ShaderRuntimeChecks::checked();
     if std::env::var("GERBIL_SHADER_CHECKS").is_ok_and(|v| v == "all") {
         return c;
     }
     c.force_loop_bounding = false;
-    c.int_div_checks = false;
     c
 }

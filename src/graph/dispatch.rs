@@ -199,7 +199,9 @@ pub fn select_one(
             let grid = if matvec {
                 Grid { x: Dim::Fixed(ceil(n, 8)), y }
             } else {
-                Grid { x: Dim::Fixed(ceil(n, 64)), y: Dim::Tokens { mul: 1, div: 32 } }
+                // Rows per workgroup tile: matmul_f32.wgsl 32, matmul_int4.wgsl 64.
+                let div = if kernel == KernelId::MatmulInt4 { 64 } else { 32 };
+                Grid { x: Dim::Fixed(ceil(n, 64)), y: Dim::Tokens { mul: 1, div } }
             };
             let p = params::MatmulParams { n: n as u32, k: k as u32, group, flags: fl };
             let mut b = vec![Bind::Tensor(x)];

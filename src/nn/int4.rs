@@ -78,7 +78,7 @@ impl Recorder {
         } else {
             let fl = if bias.is_some() { flags::BIAS } else { 0 };
             let p = params::MatmulParams { n: n as u32, k: k as u32, group: q.group as u32, flags: fl };
-            self.dispatch(KernelId::MatmulInt4, 0, &p, m, &binds, ((n as u32).div_ceil(64), (m as u32).div_ceil(32)));
+            self.dispatch(KernelId::MatmulInt4, 0, &p, m, &binds, ((n as u32).div_ceil(64), (m as u32).div_ceil(64)));
         }
     }
 }
