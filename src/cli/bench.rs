@@ -29,6 +29,9 @@ pub struct BenchArgs {
     /// to measure it against the default plan in the same run.
     #[arg(long)]
     pub no_norm_matvec: bool,
+    /// Compile the kernels with naga's loop bounding (off by default) to measure what it costs.
+    #[arg(long)]
+    pub loop_bounding: bool,
     /// Skip the f32 weight runs (INT4 only).
     #[arg(long)]
     pub int4_only: bool,
@@ -38,7 +41,7 @@ pub struct BenchArgs {
 }
 
 pub fn run(args: BenchArgs) -> anyhow::Result<()> {
-    let gpu = Gpu::new(&GpuOptions::default())?;
+    let gpu = Gpu::new(&GpuOptions { loop_bounding: args.loop_bounding, ..Default::default() })?;
     println!("adapter: {} ({}, {})", gpu.caps.adapter_name, gpu.caps.backend, gpu.caps.driver);
     let mut report = serde_json::Map::new();
     if !args.models_only {

@@ -33,10 +33,13 @@ pub struct ProfileArgs {
     /// with the plan's dispatch count and grids (no timestamps involved).
     #[arg(long)]
     pub ablate: bool,
+    /// Compile the kernels with naga's loop bounding (off by default) to measure what it costs.
+    #[arg(long)]
+    pub loop_bounding: bool,
 }
 
 pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
-    let gpu = Gpu::new(&GpuOptions::default())?;
+    let gpu = Gpu::new(&GpuOptions { loop_bounding: args.loop_bounding, ..Default::default() })?;
     let format = if args.f32 { WeightFormat::F32 } else { WeightFormat::Int4 { group: 32 } };
     let opts = LoadOptions { format, max_context: args.context + args.steps * 2 + 64, ..Default::default() };
     let model = if args.model.extension().is_some_and(|e| e == "json") {
@@ -96,14 +99,9 @@ fn print_ablation(a: &crate::bench::ablation::Ablation) {
         a.floor_plan_grids_us,
         a.floor_one_workgroup_us
     );
-    println!("{:<18} {:>5} {:>12} {:>12}", "only kernel", "count", "wall us", "us each");
+    println!("{:<18} {:>6} {:>5} {:>12} {:>12}", "only kernel", "flags", "count", "wall us", "us each");
     for k in &a.kernels {
-        println!(
-            "{:<18} {:>5} {:>12.1} {:>12.2}",
-            format!("{:?}", k.kernel),
-            k.count,
-            k.only_us,
-            k.only_us / k.count as f64
-        );
+        let (kernel, flags) = (format!("{:?}", k.kernel), format!("{:#x}", k.flags));
+        println!("{kernel:<18} {flags:>6} {:>5} {:>12.1} {:>12.2}", k.count, k.only_us, k.only_us / k.count as f64);
     }
 }

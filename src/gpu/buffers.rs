@@ -101,36 +101,32 @@ impl Gpu {
         self.map_read(&staging, bytes)
     }
 
-    /// Maps an already-filled MAP_READ buffer and returns its first `bytes` bytes.
+    /// Maps an already-filled MAP_READ buffer and returns its first `bytes` bytes (waits for all submitted work).
     pub fn map_read(&self, staging: &wgpu::Buffer, bytes: u64) -> Result<Vec<u8>, GpuError> {
-        let slice = staging.slice(0..bytes);
-        let (tx, rx) = std::sync::mpsc::channel();
-        slice.map_async(wgpu::MapMode::Read, move |r| {
-            let _ = tx.send(r);
-        });
-        self.device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| GpuError::Readback(e.to_string()))?;
-        rx.recv().map_err(|e| GpuError::Readback(e.to_string()))?.map_err(|e| GpuError::Readback(e.to_string()))?;
-        let out = slice.get_mapped_range().map_err(|e| GpuError::Readback(e.to_string()))?.to_vec();
-        staging.unmap();
-        Ok(out)
+        self.map_read_once(staging, bytes, wgpu::PollType::wait_indefinitely())
     }
 
     /// Like `map_read` for a buffer last written by submission `after`, waiting for that submission only:
-    /// work submitted later keeps the GPU busy meanwhile (`map_read` waits for everything).
+    /// work submitted later keeps the GPU busy meanwhile.
     pub fn map_read_after(
         &self,
         staging: &wgpu::Buffer,
         bytes: u64,
         after: wgpu::SubmissionIndex,
     ) -> Result<Vec<u8>, GpuError> {
+        self.map_read_once(staging, bytes, wgpu::PollType::Wait { submission_index: Some(after), timeout: None })
+    }
+
+    /// Requests the mapping, polls with `wait`, then (the buffer's submission being done) polls
+    /// until the mapping callback has run, and copies the bytes out.
+    fn map_read_once(&self, staging: &wgpu::Buffer, bytes: u64, wait: wgpu::PollType) -> Result<Vec<u8>, GpuError> {
         let err = |e: &dyn std::fmt::Display| GpuError::Readback(e.to_string());
         let slice = staging.slice(0..bytes);
         let (tx, rx) = std::sync::mpsc::channel();
         slice.map_async(wgpu::MapMode::Read, move |r| {
             let _ = tx.send(r);
         });
-        self.device.poll(wgpu::PollType::Wait { submission_index: Some(after), timeout: None }).map_err(|e| err(&e))?;
-        // The callback runs inside a poll once the buffer's submission is done, which it now is.
+        self.device.poll(wait).map_err(|e| err(&e))?;
         let mapped = loop {
             match rx.try_recv() {
                 Ok(r) => break r,

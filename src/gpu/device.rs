@@ -34,6 +34,9 @@ pub struct GpuOptions {
     pub adapter_name: Option<String>,
     /// Do not enable subgroup operations even where the adapter has them (tests of the fallback kernels).
     pub no_subgroups: bool,
+    /// Keep naga's loop bounding in the kernels (off by default: see `pipelines::shader_checks`);
+    /// `gerbil bench` / `gerbil profile --loop-bounding` measure what it costs.
+    pub loop_bounding: bool,
 }
 
 /// What the device granted, recorded once at start-up.
@@ -72,6 +75,8 @@ pub struct Gpu {
     pub queue: wgpu::Queue,
     pub caps: GpuCaps,
     pub(crate) pipelines: PipelineCache,
+    /// The runtime checks every kernel module is compiled with.
+    pub(crate) shader_checks: wgpu::ShaderRuntimeChecks,
     /// Bytes of buffers made through the helpers in `buffers.rs` (for `gerbil bench`'s memory figures).
     pub alloc: super::buffers::AllocStats,
 }
@@ -160,6 +165,13 @@ impl Gpu {
             timestamp_query_inside_passes: features.contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES),
         };
         tracing::info!(?caps, "GPU device ready");
-        Ok(Arc::new(Gpu { device, queue, caps, pipelines: PipelineCache::default(), alloc: Default::default() }))
+        Ok(Arc::new(Gpu {
+            device,
+            queue,
+            caps,
+            pipelines: PipelineCache::default(),
+            shader_checks: super::pipelines::shader_checks(opts.loop_bounding),
+            alloc: Default::default(),
+        }))
     }
 }

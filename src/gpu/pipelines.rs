@@ -39,7 +39,7 @@ impl Gpu {
                     };
                     // SAFETY: see shader_checks: only loop bounding is dropped, and every loop of
                     // these kernels runs to a bound the plan computes.
-                    unsafe { self.device.create_shader_module_trusted(desc, shader_checks()) }
+                    unsafe { self.device.create_shader_module_trusted(desc, self.shader_checks) }
                 })
                 .clone()
         };
@@ -67,12 +67,9 @@ impl Gpu {
 /// 1293 -> 1136 us, the gated delta rule 17.7 -> 8.5 us); every loop of these kernels runs to a
 /// finite bound the plan computes, so it is off. Everything else stays: index clamps, buffer bounds
 /// (by naga or the driver's robust buffer access) and integer-division guards (measured free).
-/// GERBIL_SHADER_CHECKS=all restores loop bounding.
-fn shader_checks() -> wgpu::ShaderRuntimeChecks {
+/// `GpuOptions::loop_bounding` keeps it.
+pub(crate) fn shader_checks(loop_bounding: bool) -> wgpu::ShaderRuntimeChecks {
     let mut c = wgpu::ShaderRuntimeChecks::checked();
-    if std::env::var("GERBIL_SHADER_CHECKS").is_ok_and(|v| v == "all") {
-        return c;
-    }
-    c.force_loop_bounding = false;
+    c.force_loop_bounding = loop_bounding;
     c
 }
