@@ -27,14 +27,14 @@ struct Step { n_tokens: u32, pos0: u32, kv_len: u32, pad0: u32 }
 // First row of segment m in the concatenated matrix.
 fn seg_start(m: u32) -> u32 {
     var s = 0u;
-    if (m > 0u) { s += p.n0; }
-    if (m > 1u) { s += p.n1; }
-    if (m > 2u) { s += p.n2; }
+    if (m > 0u) { s += dim_n0(); }
+    if (m > 1u) { s += dim_n1(); }
+    if (m > 2u) { s += dim_n2(); }
     return s;
 }
 
-fn load_q(m: u32, i: u32) -> vec4<u32> { return wq[seg_start(m) * (p.k / 32u) + i]; }
-fn load_sm(m: u32, i: u32) -> vec2<f32> { return wsm[seg_start(m) * (p.k / p.group) + i]; }
+fn load_q(m: u32, i: u32) -> vec4<u32> { return wq[seg_start(m) * (dim_k() / 32u) + i]; }
+fn load_sm(m: u32, i: u32) -> vec2<f32> { return wsm[seg_start(m) * (dim_k() / dim_group()) + i]; }
 fn norm_weight(i: u32) -> vec4<f32> { return norm_w[i]; }
 fn gate_at(i: u32) -> vec4<f32> { return vec4<f32>(0.0); }
 fn resid_at(i: u32) -> f32 { return 0.0; }

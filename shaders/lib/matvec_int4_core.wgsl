@@ -21,6 +21,27 @@ const LAST_ROW: u32 = 128u;
 // Prologue x' = x * sigmoid(gate) with gate rows as wide as x (Qwen3.5's attention
 // output gate feeding o_proj), in sigmoid_gate.wgsl's arithmetic.
 const GATE: u32 = 4096u;
+// The plan never runs more than one token (a single sequence's decode plan):
+// n_tokens is 1 without reading the step uniform.
+const ONE_TOKEN: u32 = 8192u;
+
+// The shape, compiled in as pipeline constants (PipelineKey::dims) so that no
+// address of the first loads waits on a uniform read; K_DIM == 0: read them
+// from `p` (a pipeline shared by several shapes).
+override K_DIM: u32 = 0u;
+override N0_DIM: u32 = 0u;
+override N1_DIM: u32 = 0u;
+override N2_DIM: u32 = 0u;
+override N3_DIM: u32 = 0u;
+override GROUP_DIM: u32 = 0u;
+
+fn dim_k() -> u32 { if (K_DIM != 0u) { return K_DIM; } return p.k; }
+fn dim_group() -> u32 { if (K_DIM != 0u) { return GROUP_DIM; } return p.group; }
+fn dim_n0() -> u32 { if (K_DIM != 0u) { return N0_DIM; } return p.n0; }
+fn dim_n1() -> u32 { if (K_DIM != 0u) { return N1_DIM; } return p.n1; }
+fn dim_n2() -> u32 { if (K_DIM != 0u) { return N2_DIM; } return p.n2; }
+fn dim_n3() -> u32 { if (K_DIM != 0u) { return N3_DIM; } return p.n3; }
+fn n_tokens() -> u32 { if ((FLAGS & ONE_TOKEN) != 0u) { return 1u; } return step.n_tokens; }
 
 const WG: u32 = 256u;
 const LANES: u32 = 32u;
@@ -37,23 +58,23 @@ fn nib4(word: u32, shift: u32) -> vec4<f32> {
 
 // x' of input row `row`, vec4 index i; `r` is the row's slot in this workgroup.
 fn xin(row: u32, r: u32, i: u32) -> vec4<f32> {
-    let xv = x[row * (p.k / 4u) + i];
+    let xv = x[row * (dim_k() / 4u) + i];
     if ((FLAGS & NORM) != 0u) {
         var g = norm_weight(i);
         if ((FLAGS & ADD_UNIT) != 0u) { g = vec4<f32>(1.0) + g; }
         return (xv * inv_rms[r]) * g;
     }
     if ((FLAGS & GATE) != 0u) {
-        return xv / (vec4<f32>(1.0) + exp(-gate_at(row * (p.k / 4u) + i)));
+        return xv / (vec4<f32>(1.0) + exp(-gate_at(row * (dim_k() / 4u) + i)));
     }
     return xv;
 }
 
 fn height(m: u32) -> u32 {
-    if (m == 0u) { return p.n0; }
-    if (m == 1u) { return p.n1; }
-    if (m == 2u) { return p.n2; }
-    return p.n3;
+    if (m == 0u) { return dim_n0(); }
+    if (m == 1u) { return dim_n1(); }
+    if (m == 2u) { return dim_n2(); }
+    return dim_n3();
 }
 
 // Which matrix and column slot j of lane group `lg` in workgroup `wgx` computes.
@@ -66,13 +87,13 @@ fn slot_col(wgx: u32, lg: u32, j: u32) -> vec2<u32> {
     var c = (wgx * GROUPS + lg) * CPG + j;
     var m = 0u;
     let n_mats = (FLAGS >> 8u) & 7u;
-    if (n_mats > 1u && c >= p.n0) {
-        c -= p.n0;
+    if (n_mats > 1u && c >= dim_n0()) {
+        c -= dim_n0();
         m = 1u;
-        if (n_mats > 2u && c >= p.n1) {
-            c -= p.n1;
+        if (n_mats > 2u && c >= dim_n1()) {
+            c -= dim_n1();
             m = 2u;
-            if (n_mats > 3u && c >= p.n2) { c -= p.n2; m = 3u; }
+            if (n_mats > 3u && c >= dim_n2()) { c -= dim_n2(); m = 3u; }
         }
     }
     return vec2<u32>(m, c);
@@ -81,7 +102,7 @@ fn slot_col(wgx: u32, lg: u32, j: u32) -> vec2<u32> {
 // input row of workgroup row slot r (>= n_tokens: none)
 fn in_row(wgy: u32, r: u32) -> u32 {
     if ((FLAGS & LAST_ROW) != 0u) {
-        if (r == 0u) { return step.n_tokens - 1u; }
+        if (r == 0u) { return n_tokens() - 1u; }
         return 0xffffffffu;
     }
     return wgy * ROWS + r;
@@ -109,10 +130,27 @@ fn row_dot(row: u32, r: u32, v: u32, q0: vec4<u32>, q1: vec4<u32>, q2: vec4<u32>
     return sc * dq + ofs * sx;
 }
 
-// Writes lane j's column of row slot r from the lane group's sums `sr` (columns in components).
-fn emit(wgy: u32, r: u32, j: u32, mc: vec2<u32>, sr: vec4<f32>) {
-    var out_row = in_row(wgy, r);
-    if ((FLAGS & LAST_ROW) != 0u) { out_row = 0u; }
+// Output row of row slot r.
+fn out_row_of(wgy: u32, r: u32) -> u32 {
+    if ((FLAGS & LAST_ROW) != 0u) { return 0u; }
+    return in_row(wgy, r);
+}
+
+// The bias (x) and residual (y) a non-SwiGLU epilogue adds to column mc of row slot r
+// (zero where absent). Row slot 0's are loaded before the main loop, so their latency
+// overlaps it instead of following the reduction.
+fn addends(wgy: u32, r: u32, mc: vec2<u32>) -> vec2<f32> {
+    var a = vec2<f32>(0.0);
+    if ((FLAGS & SWIGLU) != 0u) { return a; }
+    if ((FLAGS & (BIAS0 << mc.x)) != 0u) { a.x = bias_at(mc.x, mc.y); }
+    if (mc.x == 0u && (FLAGS & RESID) != 0u) { a.y = resid_at(out_row_of(wgy, r) * dim_n0() + mc.y); }
+    return a;
+}
+
+// Writes lane j's column of row slot r from the lane group's sums `sr` (columns in
+// components); `add` is addends(wgy, r, mc).
+fn emit(wgy: u32, r: u32, j: u32, mc: vec2<u32>, sr: vec4<f32>, add: vec2<f32>) {
+    let out_row = out_row_of(wgy, r);
     let m = mc.x;
     let c = mc.y;
     let d = sr[j];
@@ -121,11 +159,11 @@ fn emit(wgy: u32, r: u32, j: u32, mc: vec2<u32>, sr: vec4<f32>) {
         var u = sr[j + 2u];
         if ((FLAGS & BIAS0) != 0u) { g += bias_at(0u, c); }
         if ((FLAGS & BIAS1) != 0u) { u += bias_at(1u, c); }
-        store(0u, out_row * p.n0 + c, (g / (1.0 + exp(-g))) * u);
+        store(0u, out_row * dim_n0() + c, (g / (1.0 + exp(-g))) * u);
     } else {
         var val = d;
-        if ((FLAGS & (BIAS0 << m)) != 0u) { val += bias_at(m, c); }
-        if (m == 0u && (FLAGS & RESID) != 0u) { val += resid_at(out_row * p.n0 + c); }
+        if ((FLAGS & (BIAS0 << m)) != 0u) { val += add.x; }
+        if (m == 0u && (FLAGS & RESID) != 0u) { val += add.y; }
         store(m, out_row * height(m) + c, val);
     }
 }
@@ -157,11 +195,11 @@ fn matvec_core(wg: vec3<u32>, lid: vec3<u32>) {
     let lg = t / LANES;
     var nr = 0u;
     for (var r = 0u; r < ROWS; r++) {
-        if (in_row(wg.y, r) < step.n_tokens) { nr = r + 1u; }
+        if (in_row(wg.y, r) < n_tokens()) { nr = r + 1u; }
     }
-    let vecs = p.k / 32u;
-    let groups = p.k / p.group;
-    let vec_per_group = p.group / 32u;
+    let vecs = dim_k() / 32u;
+    let groups = dim_k() / dim_group();
+    let vec_per_group = dim_group() / 32u;
     let mc0 = slot_col(wg.x, lg, 0u);
     let mc1 = slot_col(wg.x, lg, 1u);
     let mc2 = slot_col(wg.x, lg, 2u);
@@ -169,12 +207,18 @@ fn matvec_core(wg: vec3<u32>, lid: vec3<u32>) {
     // The first chunk's weights are requested before the norm so their latency
     // overlaps it; each later chunk is requested while the previous one computes.
     var w = load_chunk(mc0, mc1, mc2, mc3, lane, vecs, groups, vec_per_group);
+    // Lane j < CPG writes column slot j at the end: its first row's bias and residual now.
+    var writers = CPG;
+    if ((FLAGS & SWIGLU) != 0u) { writers = 2u; }
+    let my_mc = slot_col(wg.x, lg, min(lane, CPG - 1u));
+    var add0 = vec2<f32>(0.0);
+    if (lane < writers && nr > 0u && live(my_mc)) { add0 = addends(wg.y, 0u, my_mc); }
     if ((FLAGS & NORM) != 0u) {
         // rmsnorm.wgsl's exact order (so fusing changes no bits).
         for (var r = 0u; r < nr; r++) {
-            let base = in_row(wg.y, r) * p.k;
+            let base = in_row(wg.y, r) * dim_k();
             var ss = 0.0;
-            for (var i = t; i < p.k; i += WG) {
+            for (var i = t; i < dim_k(); i += WG) {
                 let v = x[(base + i) / 4u][i % 4u];
                 ss += v * v;
             }
@@ -184,7 +228,7 @@ fn matvec_core(wg: vec3<u32>, lid: vec3<u32>) {
                 if (t < s) { partial[t] += partial[t + s]; }
                 workgroupBarrier();
             }
-            if (t == 0u) { inv_rms[r] = inverseSqrt(partial[0] / f32(p.k) + p.eps); }
+            if (t == 0u) { inv_rms[r] = inverseSqrt(partial[0] / f32(dim_k()) + p.eps); }
             workgroupBarrier();
         }
     }
@@ -218,13 +262,11 @@ fn matvec_core(wg: vec3<u32>, lid: vec3<u32>) {
     if (nr > 2u) { s2 = group_sum(a2, t); }
     if (nr > 3u) { s3 = group_sum(a3, t); }
     // Lane j writes column slot j (SWIGLU: lanes 0, 1 write gate * up).
-    var writers = CPG;
-    if ((FLAGS & SWIGLU) != 0u) { writers = 2u; }
     if (lane >= writers || nr == 0u) { return; }
-    let mc = slot_col(wg.x, lg, lane);
+    let mc = my_mc;
     if (!live(mc)) { return; }
-    emit(wg.y, 0u, lane, mc, s0);
-    if (nr > 1u) { emit(wg.y, 1u, lane, mc, s1); }
-    if (nr > 2u) { emit(wg.y, 2u, lane, mc, s2); }
-    if (nr > 3u) { emit(wg.y, 3u, lane, mc, s3); }
+    emit(wg.y, 0u, lane, mc, s0, add0);
+    if (nr > 1u) { emit(wg.y, 1u, lane, mc, s1, addends(wg.y, 1u, mc)); }
+    if (nr > 2u) { emit(wg.y, 2u, lane, mc, s2, addends(wg.y, 2u, mc)); }
+    if (nr > 3u) { emit(wg.y, 3u, lane, mc, s3, addends(wg.y, 3u, mc)); }
 }

@@ -11,7 +11,7 @@ pub fn copy_bandwidth(gpu: &Gpu, bytes: u64, reps: u32) -> f64 {
     let n_vec4 = (bytes / 16) as u32;
     let params = gpu.uniform_from("copy.params", &CopyParams { n_vec4, ..Default::default() });
     let step = gpu.uniform_from("copy.step", &Step { n_tokens: 1, ..Default::default() });
-    let pipeline = gpu.pipeline(PipelineKey { kernel: KernelId::Copy, flags: 0 });
+    let pipeline = gpu.pipeline(PipelineKey::new(KernelId::Copy, 0));
     let bg = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("copy"),
         layout: &pipeline.get_bind_group_layout(0),

@@ -32,6 +32,9 @@ pub struct BenchArgs {
     /// Compile the kernels with naga's loop bounding (off by default) to measure what it costs.
     #[arg(long)]
     pub loop_bounding: bool,
+    /// Read INT4 matvec shapes from uniforms instead of compiling them into each pipeline.
+    #[arg(long)]
+    pub dynamic_shapes: bool,
     /// Skip the f32 weight runs (INT4 only).
     #[arg(long)]
     pub int4_only: bool,
@@ -41,7 +44,11 @@ pub struct BenchArgs {
 }
 
 pub fn run(args: BenchArgs) -> anyhow::Result<()> {
-    let gpu = Gpu::new(&GpuOptions { loop_bounding: args.loop_bounding, ..Default::default() })?;
+    let gpu = Gpu::new(&GpuOptions {
+        loop_bounding: args.loop_bounding,
+        dynamic_shapes: args.dynamic_shapes,
+        ..Default::default()
+    })?;
     println!("adapter: {} ({}, {})", gpu.caps.adapter_name, gpu.caps.backend, gpu.caps.driver);
     let mut report = serde_json::Map::new();
     if !args.models_only {

@@ -36,20 +36,42 @@ pub struct ProfileArgs {
     /// Compile the kernels with naga's loop bounding (off by default) to measure what it costs.
     #[arg(long)]
     pub loop_bounding: bool,
+    /// Read INT4 matvec shapes from uniforms instead of compiling them into each pipeline.
+    #[arg(long)]
+    pub dynamic_shapes: bool,
+    /// Profile a prefill of this many prompt tokens (one chunk, from position 0) instead of a decode step.
+    #[arg(long)]
+    pub prefill: Option<usize>,
 }
 
 pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
-    let gpu = Gpu::new(&GpuOptions { loop_bounding: args.loop_bounding, ..Default::default() })?;
+    let gpu = Gpu::new(&GpuOptions {
+        loop_bounding: args.loop_bounding,
+        dynamic_shapes: args.dynamic_shapes,
+        ..Default::default()
+    })?;
     let format = if args.f32 { WeightFormat::F32 } else { WeightFormat::Int4 { group: 32 } };
-    let opts = LoadOptions { format, max_context: args.context + args.steps * 2 + 64, ..Default::default() };
+    let prefill = args.prefill.unwrap_or(0);
+    let max_context = (args.context + args.steps * 2 + 64).max(prefill);
+    let mut opts = LoadOptions { format, max_context, ..Default::default() };
+    if prefill > 0 {
+        opts.prefill_chunk = prefill;
+    }
     let model = if args.model.extension().is_some_and(|e| e == "json") {
         TextModel::from_source(&gpu, &args.model, &RandomSource { seed: 7, scale: 0.05 }, None, opts)?
     } else {
         TextModel::load_path(&gpu, &args.model, opts)?
     };
     let prompt: Vec<u32> = (0..args.context as u32).map(|i| 1 + i % 1000).collect();
-    let (p, dispatches) = match args.batch_rows {
-        None => {
+    let (p, dispatches) = match (args.batch_rows, args.prefill) {
+        (_, Some(n)) => {
+            let mut s = Session::new(&model, SessionOptions::default())?;
+            let long: Vec<u32> = (0..n as u32).map(|i| 1 + i * 7 % 1000).collect();
+            s.prefill(&long)?;
+            println!("prefill of {n} tokens in one chunk");
+            (profile::plan_step(s.prefill_plan(), n, 0, args.steps), s.prefill_plan().dispatch_count())
+        }
+        (None, None) => {
             let mut s = Session::new(&model, SessionOptions::default())?;
             s.prefill(&prompt)?;
             s.next_token()?;
@@ -58,7 +80,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
             }
             (profile::decode_step(&mut s, args.steps), s.decode_dispatches())
         }
-        Some(rows) => {
+        (Some(rows), None) => {
             let mut dec = BatchedDecoder::new(&model, args.slots.unwrap_or(rows).max(rows))?;
             let rows = rows.min(dec.slots());
             for slot in 0..rows {

@@ -130,6 +130,11 @@ impl Session {
         &self.decode
     }
 
+    /// The prefill plan; its token ids are those of the last `prefill` call.
+    pub fn prefill_plan(&self) -> &Plan {
+        &self.prefill
+    }
+
     fn ensure_room(&self, more: usize) -> Result<(), ModelError> {
         if self.pos + more > self.io.max_seq {
             return Err(ModelError::ContextFull { need: self.pos + more, max: self.io.max_seq });

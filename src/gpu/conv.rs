@@ -75,7 +75,7 @@ impl GpuConv1d {
             weight: gpu.storage_from(label, w),
             bias: b.map(|b| gpu.storage_from(label, b)),
             params: gpu.uniform_from(label, &p),
-            pipeline: gpu.pipeline(PipelineKey { kernel: KernelId::Conv1d, flags: 0 }),
+            pipeline: gpu.pipeline(PipelineKey::new(KernelId::Conv1d, 0)),
         }
     }
 
@@ -149,7 +149,7 @@ impl GpuConvTranspose1d {
             weight: gpu.storage_from(label, w),
             bias: b.map(|b| gpu.storage_from(label, b)),
             params: gpu.uniform_from(label, &p),
-            pipeline: gpu.pipeline(PipelineKey { kernel: KernelId::ConvTranspose1d, flags: 0 }),
+            pipeline: gpu.pipeline(PipelineKey::new(KernelId::ConvTranspose1d, 0)),
         }
     }
 
@@ -188,7 +188,7 @@ struct PerChannel {
 impl PerChannel {
     fn new(gpu: &Gpu, label: &str, kernel: KernelId, channels: usize) -> Self {
         let p = SnakeParams { channels: channels as u32, ..Default::default() };
-        let pipeline = gpu.pipeline(PipelineKey { kernel, flags: 0 });
+        let pipeline = gpu.pipeline(PipelineKey::new(kernel, 0));
         PerChannel { channels, params: gpu.uniform_from(label, &p), pipeline }
     }
 

@@ -37,6 +37,9 @@ pub struct GpuOptions {
     /// Keep naga's loop bounding in the kernels (off by default: see `pipelines::shader_checks`);
     /// `gerbil bench` / `gerbil profile --loop-bounding` measure what it costs.
     pub loop_bounding: bool,
+    /// Read the INT4 matvec shapes from uniforms instead of compiling them into each pipeline
+    /// (`gerbil bench|profile --dynamic-shapes` measures the difference).
+    pub dynamic_shapes: bool,
 }
 
 /// What the device granted, recorded once at start-up.
@@ -77,6 +80,8 @@ pub struct Gpu {
     pub(crate) pipelines: PipelineCache,
     /// The runtime checks every kernel module is compiled with.
     pub(crate) shader_checks: wgpu::ShaderRuntimeChecks,
+    /// INT4 matvec pipelines are specialized on their shape (`PipelineKey::dims`).
+    pub shape_constants: bool,
     /// Bytes of buffers made through the helpers in `buffers.rs` (for `gerbil bench`'s memory figures).
     pub alloc: super::buffers::AllocStats,
 }
@@ -171,6 +176,7 @@ impl Gpu {
             caps,
             pipelines: PipelineCache::default(),
             shader_checks: super::pipelines::shader_checks(opts.loop_bounding),
+            shape_constants: !opts.dynamic_shapes,
             alloc: Default::default(),
         }))
     }

@@ -74,6 +74,8 @@ pub struct KernelSource {
     pub group_sum: bool,
     /// Calls `reduce_max` / `reduce_sum` (over a 256-invocation workgroup), defined by a prelude chosen per adapter.
     pub wg_reduce: bool,
+    /// An INT4 matvec (`FusedMatvecParams`): its shape can be compiled in (`PipelineKey::dims`).
+    pub shape_constants: bool,
 }
 
 /// `group_sum` through subgroup operations, for adapters whose subgroups are exactly 32 wide.
@@ -130,6 +132,7 @@ macro_rules! src {
             params_size: std::mem::size_of::<$p>(),
             specialized: is_int4_matvec($file) || $file.starts_with("attention_decode"),
             group_sum: is_int4_matvec($file),
+            shape_constants: is_int4_matvec($file),
             wg_reduce: $file.len() == "attention_decode.wgsl".len() && $file.starts_with("attention_decode"),
         }
     };

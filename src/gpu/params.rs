@@ -197,6 +197,8 @@ pub mod fused {
     pub const LAST_ROW: u32 = 128;
     /// Prologue x' = x * sigmoid(gate) (gate bound where the norm weight goes).
     pub const GATE: u32 = 4096;
+    /// The plan runs one token per step (set by the executor, not the dispatch selection).
+    pub const ONE_TOKEN: u32 = 8192;
 }
 
 /// Flag bits of `attention_decode.wgsl`.

@@ -13,6 +13,15 @@ use super::{Gpu, KernelId};
 pub struct PipelineKey {
     pub kernel: KernelId,
     pub flags: u32,
+    /// INT4 matvec kernels: the shape (k, n0, n1, n2, n3, group) compiled in as
+    /// pipeline constants (`GpuOptions::dynamic_shapes` leaves it zero: read from the uniform).
+    pub dims: [u32; 6],
+}
+
+impl PipelineKey {
+    pub fn new(kernel: KernelId, flags: u32) -> PipelineKey {
+        PipelineKey { kernel, flags, dims: [0; 6] }
+    }
 }
 
 #[derive(Default)]
@@ -43,15 +52,21 @@ impl Gpu {
                 })
                 .clone()
         };
-        let constants = [("FLAGS", key.flags as f64)];
-        let constants: &[(&str, f64)] = if src.specialized { &constants } else { &[] };
+        let mut constants: Vec<(&str, f64)> = Vec::new();
+        if src.specialized {
+            constants.push(("FLAGS", key.flags as f64));
+        }
+        if key.dims[0] != 0 {
+            let names = ["K_DIM", "N0_DIM", "N1_DIM", "N2_DIM", "N3_DIM", "GROUP_DIM"];
+            constants.extend(names.into_iter().zip(key.dims.map(f64::from)));
+        }
         let pipeline = Arc::new(self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(src.entry),
             layout: None,
             module: &module,
             entry_point: Some(src.entry),
             compilation_options: wgpu::PipelineCompilationOptions {
-                constants,
+                constants: &constants,
                 // Every kernel writes what it reads from shared memory first.
                 zero_initialize_workgroup_memory: false,
             },

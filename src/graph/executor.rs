@@ -8,7 +8,7 @@ use std::sync::Arc;
 use super::alloc::{self, Assignment};
 use super::dispatch::{self, Bind, DispatchSpec, SelectError};
 use super::ir::{DeviceTensor, Graph, Storage, TensorId};
-use crate::gpu::params::Step;
+use crate::gpu::params::{fused, FusedMatvecParams, Step};
 use crate::gpu::{Gpu, GpuError, PipelineKey};
 
 #[derive(Debug, thiserror::Error)]
@@ -46,6 +46,21 @@ pub struct Plan {
     pub max_tokens: usize,
 }
 
+/// The pipeline a dispatch runs. INT4 matvecs are specialized on their shape and,
+/// in a one-token plan, on n_tokens == 1: then no address of their first loads waits
+/// on a uniform read (a round trip on the critical path of a latency-bound kernel).
+fn pipeline_key(gpu: &Gpu, spec: &DispatchSpec, max_tokens: usize) -> PipelineKey {
+    let mut key = PipelineKey::new(spec.kernel, spec.flags);
+    if gpu.shape_constants && spec.kernel.source().shape_constants {
+        let p: FusedMatvecParams = bytemuck::pod_read_unaligned(&spec.params);
+        key.dims = [p.k, p.n0, p.n1, p.n2, p.n3, p.group];
+        if max_tokens == 1 {
+            key.flags |= fused::ONE_TOKEN;
+        }
+    }
+    key
+}
+
 impl Plan {
     pub fn new(gpu: &Arc<Gpu>, graph: Graph, opts: PlanOptions) -> Result<Plan, PlanError> {
         let limit = gpu.caps.max_storage_buffers_per_stage.min(opts.max_storage_buffers.unwrap_or(u32::MAX));
@@ -73,7 +88,7 @@ impl Plan {
 
         let mut dispatches = Vec::with_capacity(specs.len());
         for (spec, off) in specs.into_iter().zip(offsets) {
-            let pipeline = gpu.pipeline(PipelineKey { kernel: spec.kernel, flags: spec.flags });
+            let pipeline = gpu.pipeline(pipeline_key(gpu, &spec, opts.max_tokens));
             let layout = pipeline.get_bind_group_layout(0);
             let mut entries = vec![
                 wgpu::BindGroupEntry {

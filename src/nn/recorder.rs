@@ -103,7 +103,7 @@ impl Recorder {
         let step = Step { n_tokens: n_tokens as u32, ..Default::default() };
         let step = self.push_uniform(bytemuck::bytes_of(&step)).0;
         let binds = binds.iter().map(|(i, b)| (*i, (*b).clone())).collect();
-        self.cmds.push(Cmd::Dispatch { key: PipelineKey { kernel, flags }, params, step, binds, grid, z: 1 });
+        self.cmds.push(Cmd::Dispatch { key: PipelineKey::new(kernel, flags), params, step, binds, grid, z: 1 });
     }
 
     /// [`Recorder::dispatch`] with a 3-D grid (z: batch).

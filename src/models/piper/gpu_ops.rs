@@ -13,7 +13,7 @@ use crate::gpu::params::{
 use crate::gpu::{Gpu, KernelId, PipelineKey};
 
 fn pipeline(gpu: &Gpu, kernel: KernelId) -> Arc<wgpu::ComputePipeline> {
-    gpu.pipeline(PipelineKey { kernel, flags: 0 })
+    gpu.pipeline(PipelineKey::new(kernel, 0))
 }
 
 /// `layernorm_channels.wgsl`: LayerNorm over the channels of `[channels, t]`.
