@@ -186,7 +186,16 @@ fn rope_neox_interleaved_partial() {
 #[test]
 fn kv_append_and_attention_gqa() {
     let mut r = rng("attention");
-    for (nh, nkv, hd, m1, m2, max_seq) in [(4, 2, 16, 5, 1, 32), (6, 3, 64, 300, 2, 400), (2, 1, 128, 1, 3, 8)] {
+    // hd 16: attention.wgsl; hd % 32 == 0 with several rows: attention_tiled.wgsl (several query
+    // tiles, a partial last tile, chunked prefill at pos0 > 0, head_dim up to 256, 96 = 3 chunks).
+    let cases = [
+        (4, 2, 16, 5, 1, 32),
+        (6, 3, 64, 300, 2, 400),
+        (2, 1, 128, 1, 3, 8),
+        (8, 2, 256, 40, 33, 80),
+        (3, 1, 96, 37, 5, 50),
+    ];
+    for (nh, nkv, hd, m1, m2, max_seq) in cases {
         let scale = 1.0 / (hd as f32).sqrt();
         let mut cache = reference::KvCache::new(nkv, max_seq, hd);
         let kc = DeviceTensor::zeros(&gpu(), "k_cache", nkv * max_seq * hd, hd).unwrap();

@@ -26,6 +26,9 @@ pub struct Ablation {
     pub full_us: f64,
     pub floor_plan_grids_us: f64,
     pub floor_one_workgroup_us: f64,
+    /// The plan-grid floor with two different empty kernels alternating (what switching pipelines
+    /// between dependent dispatches adds).
+    pub floor_alternating_us: f64,
     pub dispatches: usize,
     pub kernels: Vec<KernelCost>,
 }
@@ -82,30 +85,42 @@ pub fn run(plan: &Plan, pos: usize, steps: usize) -> Ablation {
         .collect();
     kernels.sort_by(|a, b| b.only_us.total_cmp(&a.only_us));
 
-    let module = gpu.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("floor"),
-        source: wgpu::ShaderSource::Wgsl(FLOOR_WGSL.into()),
-    });
-    let pipeline = gpu.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some("floor"),
-        layout: None,
-        module: &module,
-        entry_point: Some("main"),
-        compilation_options: Default::default(),
-        cache: None,
-    });
+    // Two different empty kernels (they add 1 or 2), for the alternating floor.
+    let pipelines: Vec<wgpu::ComputePipeline> = ["1.0", "2.0"]
+        .into_iter()
+        .map(|inc| {
+            let module = gpu.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("floor"),
+                source: wgpu::ShaderSource::Wgsl(FLOOR_WGSL.replace("1.0", inc).into()),
+            });
+            gpu.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some("floor"),
+                layout: None,
+                module: &module,
+                entry_point: Some("main"),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        })
+        .collect();
     let y = gpu.storage("floor", 16);
-    let bg = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("floor"),
-        layout: &pipeline.get_bind_group_layout(0),
-        entries: &[wgpu::BindGroupEntry { binding: 0, resource: y.as_entire_binding() }],
-    });
+    let groups: Vec<wgpu::BindGroup> = pipelines
+        .iter()
+        .map(|pl| {
+            gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("floor"),
+                layout: &pl.get_bind_group_layout(0),
+                entries: &[wgpu::BindGroupEntry { binding: 0, resource: y.as_entire_binding() }],
+            })
+        })
+        .collect();
     let grids: Vec<(u32, u32)> = plan.dispatch_specs().map(|d| (d.grid.x.resolve(1), d.grid.y.resolve(1))).collect();
-    let floor = |one: bool| {
+    let floor = |one: bool, alternate: bool| {
         wall_us(plan, steps, &|p| {
-            p.set_pipeline(&pipeline);
-            p.set_bind_group(0, &bg, &[]);
-            for &(x, yy) in &grids {
+            for (i, &(x, yy)) in grids.iter().enumerate() {
+                let which = if alternate { i % 2 } else { 0 };
+                p.set_pipeline(&pipelines[which]);
+                p.set_bind_group(0, &groups[which], &[]);
                 if one {
                     p.dispatch_workgroups(1, 1, 1)
                 } else {
@@ -117,8 +132,9 @@ pub fn run(plan: &Plan, pos: usize, steps: usize) -> Ablation {
     let full_us = full_before.min(wall_us(plan, steps, &|p| plan.encode(p, 1)));
     Ablation {
         full_us,
-        floor_plan_grids_us: floor(false),
-        floor_one_workgroup_us: floor(true),
+        floor_plan_grids_us: floor(false, false),
+        floor_one_workgroup_us: floor(true, false),
+        floor_alternating_us: floor(false, true),
         dispatches: grids.len(),
         kernels,
     }

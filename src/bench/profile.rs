@@ -11,6 +11,8 @@ use crate::graph::Plan;
 #[derive(Debug, serde::Serialize)]
 pub struct KernelRow {
     pub kernel: KernelId,
+    /// Pipeline flag bits: fused variants of one kernel get rows of their own.
+    pub flags: u32,
     pub count: usize,
     pub total_us: f64,
     pub bytes: u64,
@@ -81,10 +83,15 @@ pub fn plan_step(plan: &Plan, n_tokens: usize, pos: usize, steps: usize) -> Opti
     let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
     let wall = t0.elapsed().as_secs_f64() / steps as f64;
     let bytes = plan.dispatch_bytes();
-    let mut by_kernel: BTreeMap<KernelId, KernelRow> = BTreeMap::new();
+    let mut by_kernel: BTreeMap<(KernelId, u32), KernelRow> = BTreeMap::new();
     for (i, d) in plan.dispatch_specs().enumerate() {
-        let row =
-            by_kernel.entry(d.kernel).or_insert(KernelRow { kernel: d.kernel, count: 0, total_us: 0.0, bytes: 0 });
+        let row = by_kernel.entry((d.kernel, d.flags)).or_insert(KernelRow {
+            kernel: d.kernel,
+            flags: d.flags,
+            count: 0,
+            total_us: 0.0,
+            bytes: 0,
+        });
         row.count += 1;
         row.total_us += totals[i] / steps as f64;
         row.bytes += bytes[i];

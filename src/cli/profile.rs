@@ -93,11 +93,12 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
     };
     let p = p.context("the adapter has no timestamp queries inside passes")?;
     println!("{} ({dispatches} dispatches/step)", gpu.caps.adapter_name);
-    println!("{:<18} {:>5} {:>10} {:>7} {:>9}", "kernel", "count", "total us", "share", "GB/s");
+    println!("{:<18} {:>6} {:>5} {:>10} {:>7} {:>9}", "kernel", "flags", "count", "total us", "share", "GB/s");
     for r in &p.rows {
         println!(
-            "{:<18} {:>5} {:>10.1} {:>6.1}% {:>9.0}",
+            "{:<18} {:>6} {:>5} {:>10.1} {:>6.1}% {:>9.0}",
             format!("{:?}", r.kernel),
+            format!("{:#x}", r.flags),
             r.count,
             r.total_us,
             100.0 * r.total_us / p.gpu_step_us,
@@ -114,12 +115,13 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
 fn print_ablation(a: &crate::bench::ablation::Ablation) {
     println!(
         "wall back to back: full step {:.1} us ({} dispatches, {:.2} us each) | empty-kernel floor {:.1} us with the \
-         plan's grids, {:.1} us with one workgroup each",
+         plan's grids, {:.1} us with one workgroup each, {:.1} us alternating two kernels",
         a.full_us,
         a.dispatches,
         a.full_us / a.dispatches as f64,
         a.floor_plan_grids_us,
-        a.floor_one_workgroup_us
+        a.floor_one_workgroup_us,
+        a.floor_alternating_us
     );
     println!("{:<18} {:>6} {:>5} {:>12} {:>12}", "only kernel", "flags", "count", "wall us", "us each");
     for k in &a.kernels {

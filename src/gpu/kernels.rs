@@ -58,6 +58,7 @@ pub enum KernelId {
     RelAttention,
     SplineInverse,
     ExpandPrior,
+    AttentionTiled,
 }
 
 /// Where a kernel's code lives and which uniform layout it declares.
@@ -191,6 +192,7 @@ impl KernelId {
         KernelId::RelAttention,
         KernelId::SplineInverse,
         KernelId::ExpandPrior,
+        KernelId::AttentionTiled,
     ];
 
     pub fn source(self) -> KernelSource {
@@ -205,6 +207,7 @@ impl KernelId {
             KernelId::MatmulInt4 => src!("matmul_int4.wgsl", "matmul_int4", MatmulParams),
             KernelId::Rope => src!("rope.wgsl", "rope", RopeParams),
             KernelId::KvAppend => src!("kv_append.wgsl", "kv_append", KvAppendParams),
+            KernelId::AttentionTiled => src!("attention_tiled.wgsl", "attention_tiled", AttentionParams),
             KernelId::Attention => src!("attention.wgsl", "attention", AttentionParams),
             KernelId::SwiGlu => src!("eltwise.wgsl", "swiglu", EltwiseParams),
             KernelId::Add => src!("eltwise.wgsl", "add", EltwiseParams),

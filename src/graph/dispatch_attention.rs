@@ -77,6 +77,11 @@ pub fn plain(x: Plain, max_tokens: usize, storage_limit: u32, index: usize) -> R
         ..Default::default()
     };
     let b = [x.q, x.k_cache, x.v_cache, x.out].map(Bind::Tensor).to_vec();
+    if a.head_dim % 32 == 0 {
+        // 32 query rows per workgroup: grid.y = ceil(n_tokens / 32).
+        let grid = Grid { x: heads, y: Dim::Tokens { mul: 1, div: 32 } };
+        return Ok(dispatch(KernelId::AttentionTiled, index, bytes(p), b, grid, 0));
+    }
     Ok(dispatch(KernelId::Attention, index, bytes(p), b, Grid { x: heads, y: Dim::TOKENS }, 0))
 }
 

@@ -5,6 +5,11 @@
 use super::{fuse, internal, readers, PassLimits, PassReport};
 use crate::graph::ir::{Graph, NormPrologue, Op};
 
+/// Widest matvec that takes the norm as its prologue. Every workgroup recomputes the norm
+/// (a K-long sum and a barrier tree) for its 32 columns; over a vocabulary (SmolLM2's lm_head:
+/// 1536 workgroups, several waves) that repeated prologue cost more than the dispatch it saves.
+const MAX_COLUMNS: usize = 16384;
+
 pub fn run(g: &mut Graph, limits: &PassLimits) -> PassReport {
     let mut report = PassReport { pass: "norm_matvec", fused: 0, skipped: vec![] };
     let norms: Vec<_> = g
@@ -27,6 +32,11 @@ pub fn run(g: &mut Graph, limits: &PassLimits) -> PassReport {
         };
         let Op::FusedMatvec(mut f) = g.ops[ri].clone() else { continue };
         if f.x != xn || f.norm.is_some() || !internal(g, xn, &[ri]) {
+            continue;
+        }
+        let columns: usize = f.mats.iter().map(|m| g.width(m.out)).sum();
+        if columns > MAX_COLUMNS {
+            report.skipped.push(format!("norm at op {ni} feeds {columns} columns (> {MAX_COLUMNS})"));
             continue;
         }
         f.x = x;
