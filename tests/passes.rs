@@ -207,3 +207,31 @@ fn dump_graph_covers(name: &str) {
         assert_eq!(e["bindings"].as_array().unwrap().len() as u64, e["storage_bindings"].as_u64().unwrap());
     }
 }
+
+/// A final norm feeding a vocabulary-wide matvec stays its own dispatch (each of the matvec's
+/// workgroups would recompute it); one feeding a narrow matvec becomes its prologue.
+#[test]
+fn norm_matvec_leaves_vocabulary_wide_matvecs_alone() {
+    use gerbil::graph::{DeviceTensor, Graph, Op, Rows};
+    use gerbil::passes::PassLimits;
+    use gerbil::weights::int4::Int4Matrix;
+    let k = 32;
+    for (n, fused) in [(16385, false), (16384, true)] {
+        let mut g = Graph::default();
+        let x = g.activation("x", k, Rows::Tokens);
+        let norm_w = g.bound("norm", DeviceTensor::f32(&gpu(), "norm", &vec![1.0; k], k).unwrap());
+        let q = Int4Matrix { rows: n, cols: k, group: 32, q: vec![0x76543210; n * k / 8], sm: vec![[0.5, -1.0]; n] };
+        let w = g.bound("lm_head", DeviceTensor::int4(&gpu(), "lm_head", &q).unwrap());
+        let xn = g.activation("xn", k, Rows::Tokens);
+        let logits = g.activation("logits", n, Rows::One);
+        g.push(Op::RmsNorm { x, weight: norm_w, out: xn, dim: k, rows_per_token: 1, eps: 1e-5, add_unit: false });
+        g.push(Op::MatMul { x: xn, w, bias: None, out: logits, last_row: true });
+        g.outputs.push(logits);
+        let limits = PassLimits { max_storage_buffers_per_stage: 32 };
+        let reports = gerbil::passes::run(&mut g, &FusionConfig::default(), limits);
+        let norms = g.ops.iter().filter(|op| matches!(op, Op::RmsNorm { .. })).count();
+        assert_eq!(norms, usize::from(!fused), "{n} columns: ops {:?}", g.ops.iter().map(Op::name).collect::<Vec<_>>());
+        let report = reports.iter().find(|r| r.pass == "norm_matvec").unwrap();
+        assert_eq!(report.fused, usize::from(fused), "{n} columns: {report:?}");
+    }
+}
