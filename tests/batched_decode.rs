@@ -267,3 +267,43 @@ fn all_logits_prefill_into_a_slot() {
     let d = max_diff(&dec.logits(1).unwrap(), &solo.logits().unwrap());
     assert!(d <= 1e-4, "decode after a scored prefill differs by {d}");
 }
+
+/// Greedy pipelining: steps submitted with `decode_chained` (fed the previous step's GPU argmax, read one
+/// step late) give each slot the tokens of a single-sequence greedy generation; a chained step over
+/// other rows than the previous step's is refused.
+#[test]
+fn chained_greedy_steps_equal_single_sequence_generation() {
+    let opts = LoadOptions { format: WeightFormat::Int4 { group: 32 }, max_context: 64, ..Default::default() };
+    let model = TextModel::load(&gpu(), &fixture("llama"), opts).unwrap();
+    let prompts: [Vec<u32>; 3] = [vec![5, 9, 2], vec![17, 3, 3, 40, 8], vec![1]];
+    let slots = [2usize, 0, 3];
+    let steps = 12;
+    let want: Vec<Vec<u32>> = prompts
+        .iter()
+        .map(|p| {
+            let mut s = Session::new(&model, SessionOptions::default()).unwrap();
+            s.generate(p, steps + 1, |_| true).unwrap()
+        })
+        .collect();
+    let mut dec = BatchedDecoder::new(&model, 4).unwrap();
+    for (&slot, p) in slots.iter().zip(&prompts) {
+        dec.prefill(slot, p).unwrap();
+    }
+    let first = dec.greedy_tokens(&slots).unwrap();
+    let mut got: Vec<Vec<u32>> = first.iter().map(|&t| vec![t]).collect();
+    dec.decode(&slots.iter().copied().zip(first).collect::<Vec<_>>()).unwrap();
+    assert!(dec.decode_chained(&[slots[0], slots[1]]).is_err(), "rows differ from the previous step's");
+    for _ in 1..steps {
+        let ids = dec.decode_chained(&slots).unwrap();
+        for (g, id) in got.iter_mut().zip(ids) {
+            g.push(id);
+        }
+    }
+    for (g, id) in got.iter_mut().zip(dec.greedy_tokens(&slots).unwrap()) {
+        g.push(id);
+    }
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(g, &w[..g.len()], "slot {}: chained tokens vs Session::generate", slots[i]);
+        assert_eq!(dec.len(slots[i]), prompts[i].len() + steps, "slot {} position", slots[i]);
+    }
+}

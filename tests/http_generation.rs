@@ -42,6 +42,13 @@ fn greedy_completion_equals_engine_generate() {
     assert_eq!(texts(&v), vec![r.decode(&ids)]);
     assert_eq!(v["usage"]["completion_tokens"], 40);
     assert_eq!(v["choices"][0]["finish_reason"], "length");
+    // A lone greedy stream runs pipelined: each step is submitted before the previous one's token is read.
+    let (_, metrics) = shared().get("/metrics");
+    let chained: f64 = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("gerbil_chained_decode_steps_total")?.split_whitespace().last()?.parse().ok())
+        .expect("chained steps counter");
+    assert!(chained >= 30.0, "greedy decode steps were not chained ({chained})");
 }
 
 #[test]

@@ -13,6 +13,8 @@ pub struct KernelRow {
     pub kernel: KernelId,
     /// Pipeline flag bits: fused variants of one kernel get rows of their own.
     pub flags: u32,
+    /// Workgroups (x, y) of the step: shapes of one kernel get rows of their own.
+    pub grid: (u32, u32),
     pub count: usize,
     pub total_us: f64,
     pub bytes: u64,
@@ -83,11 +85,13 @@ pub fn plan_step(plan: &Plan, n_tokens: usize, pos: usize, steps: usize) -> Opti
     let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
     let wall = t0.elapsed().as_secs_f64() / steps as f64;
     let bytes = plan.dispatch_bytes();
-    let mut by_kernel: BTreeMap<(KernelId, u32), KernelRow> = BTreeMap::new();
+    let mut by_kernel: BTreeMap<(KernelId, u32, (u32, u32)), KernelRow> = BTreeMap::new();
     for (i, d) in plan.dispatch_specs().enumerate() {
-        let row = by_kernel.entry((d.kernel, d.flags)).or_insert(KernelRow {
+        let grid = (d.grid.x.resolve(n_tokens as u32), d.grid.y.resolve(n_tokens as u32));
+        let row = by_kernel.entry((d.kernel, d.flags, grid)).or_insert(KernelRow {
             kernel: d.kernel,
             flags: d.flags,
+            grid,
             count: 0,
             total_us: 0.0,
             bytes: 0,

@@ -93,12 +93,16 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
     };
     let p = p.context("the adapter has no timestamp queries inside passes")?;
     println!("{} ({dispatches} dispatches/step)", gpu.caps.adapter_name);
-    println!("{:<18} {:>6} {:>5} {:>10} {:>7} {:>9}", "kernel", "flags", "count", "total us", "share", "GB/s");
+    println!(
+        "{:<18} {:>6} {:>10} {:>5} {:>10} {:>7} {:>9}",
+        "kernel", "flags", "grid", "count", "total us", "share", "GB/s"
+    );
     for r in &p.rows {
         println!(
-            "{:<18} {:>6} {:>5} {:>10.1} {:>6.1}% {:>9.0}",
+            "{:<18} {:>6} {:>10} {:>5} {:>10.1} {:>6.1}% {:>9.0}",
             format!("{:?}", r.kernel),
             format!("{:#x}", r.flags),
+            format!("{}x{}", r.grid.0, r.grid.1),
             r.count,
             r.total_us,
             100.0 * r.total_us / p.gpu_step_us,

@@ -44,6 +44,22 @@ pub struct BatchedDecoder {
     /// KV heads and head dim (the cache region of one slot is kv_heads * max_seq * head_dim floats).
     kv_heads: usize,
     head_dim: usize,
+    /// Two readback buffers the decode steps' sampled tokens are copied into, alternately, in the
+    /// step's own submission: a chained step can run before the previous step's tokens are read.
+    token_staging: [wgpu::Buffer; 2],
+    /// The staging buffer holding the last decode step's tokens, that step's submission and its rows.
+    staged: Option<(usize, wgpu::SubmissionIndex, usize)>,
+    /// The staging buffer the next step copies into (never the one `staged` names).
+    staging_next: usize,
+}
+
+fn gpu_staging(gpu: &Gpu, bytes: u64) -> wgpu::Buffer {
+    gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("token readback"),
+        size: bytes,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
 }
 
 fn buf(t: &DeviceTensor) -> &wgpu::Buffer {
@@ -96,6 +112,9 @@ impl BatchedDecoder {
             vocab,
             kv_heads,
             head_dim,
+            token_staging: [0, 1].map(|_| gpu_staging(&model.gpu, (slots * 4) as u64)),
+            staged: None,
+            staging_next: 0,
         })
     }
 
@@ -229,12 +248,61 @@ impl BatchedDecoder {
             return Ok(());
         }
         self.write_rows(batch)?;
-        self.plan.run(batch.len(), 0);
-        for (r, &(slot, _)) in batch.iter().enumerate() {
+        let slots: Vec<Slot> = batch.iter().map(|b| b.0).collect();
+        self.submit_step(&slots, false);
+        Ok(())
+    }
+
+    /// Greedy pipelining: one decode step for exactly the slots of the previous decode step, in the same
+    /// order, each fed the token that step's GPU argmax left in its row, submitted BEFORE those tokens are
+    /// read back; then reads them (waiting for the previous step only) and returns them. The caller
+    /// streams them while this step runs.
+    pub fn decode_chained(&mut self, slots: &[Slot]) -> Result<Vec<u32>, ModelError> {
+        let chained = |r: usize, s: Slot| self.last.get(s) == Some(&Last::Row(r));
+        let Some((buf_i, after, n)) = self.staged.take() else {
+            return Err(ModelError::Unsupported("a chained decode step needs a decode step before it".into()));
+        };
+        if n != slots.len() || !slots.iter().enumerate().all(|(r, &s)| chained(r, s)) {
+            self.staged = Some((buf_i, after, n));
+            return Err(ModelError::Unsupported("a chained decode step must repeat the previous step's rows".into()));
+        }
+        let mut rows = Vec::with_capacity(n * 2);
+        for &slot in slots {
+            self.room(slot, 1)?;
+            rows.extend([slot as u32, self.pos[slot] as u32]);
+        }
+        let q = &self.gpu.queue;
+        q.write_buffer(buf(self.io.rows.as_ref().expect("batched io has rows")), 0, bytemuck::cast_slice(&rows));
+        self.submit_step(slots, true);
+        let bytes = self.gpu.map_read_after(&self.token_staging[buf_i], (n * 4) as u64, after)?;
+        Ok(bytemuck::cast_slice(&bytes).to_vec())
+    }
+
+    /// Submits one decode step over `slots` (rows in order) whose token and row inputs are written
+    /// (`chained`: the tokens are copied from the previous step's argmax first), copying its sampled
+    /// tokens into the next staging buffer in the same submission.
+    fn submit_step(&mut self, slots: &[Slot], chained: bool) {
+        let n = slots.len();
+        let next = self.staging_next;
+        self.staging_next ^= 1;
+        let (tokens_out, tokens_in) = (buf(&self.io.next_token), buf(&self.io.tokens_in));
+        let staging = &self.token_staging[next];
+        let bytes = (n * 4) as u64;
+        let sub = self.plan.run_between(
+            n,
+            0,
+            |enc| {
+                if chained {
+                    enc.copy_buffer_to_buffer(tokens_out, 0, tokens_in, 0, bytes);
+                }
+            },
+            |enc| enc.copy_buffer_to_buffer(tokens_out, 0, staging, 0, bytes),
+        );
+        self.staged = Some((next, sub, n));
+        for (r, &slot) in slots.iter().enumerate() {
             self.pos[slot] += 1;
             self.last[slot] = Last::Row(r);
         }
-        Ok(())
     }
 
     /// Times one decode step of `batch` per dispatch (GPU timestamps), `steps` times; the sequences do not

@@ -196,8 +196,21 @@ impl Plan {
         pos0: usize,
         after: impl FnOnce(&mut wgpu::CommandEncoder),
     ) -> wgpu::SubmissionIndex {
+        self.run_between(n_tokens, pos0, |_| {}, after)
+    }
+
+    /// Like `run_then`, with `before` recording commands (e.g. copying the previous step's
+    /// sampled tokens into this step's input) ahead of the step's pass, in the same submission.
+    pub fn run_between(
+        &self,
+        n_tokens: usize,
+        pos0: usize,
+        before: impl FnOnce(&mut wgpu::CommandEncoder),
+        after: impl FnOnce(&mut wgpu::CommandEncoder),
+    ) -> wgpu::SubmissionIndex {
         self.set_step(n_tokens, pos0);
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+        before(&mut enc);
         {
             let mut pass =
                 enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("step"), timestamp_writes: None });

@@ -37,6 +37,13 @@ pub trait TextBackend {
     fn greedy_tokens(&mut self, slots: &[Slot]) -> Result<Vec<u32>, BackendError>;
     /// Forgets the slot's sequence; the slot can take a new one.
     fn release(&mut self, slot: Slot);
+    /// Greedy pipelining: one decode step for exactly the slots of the previous decode step (same order),
+    /// each fed that step's GPU argmax, submitted before those tokens are read; returns them (the
+    /// previous step's tokens) while the new step runs. None: the backend cannot (the caller reads the
+    /// tokens with `greedy_tokens` and feeds them with `decode`).
+    fn decode_chained(&mut self, _slots: &[Slot]) -> Result<Option<Vec<u32>>, BackendError> {
+        Ok(None)
+    }
 }
 
 /// One `Session` (own KV cache and plans) per slot, created at load time.
@@ -159,6 +166,10 @@ impl TextBackend for BatchedBackend {
 
     fn release(&mut self, slot: Slot) {
         self.decoder.release(slot);
+    }
+
+    fn decode_chained(&mut self, slots: &[Slot]) -> Result<Option<Vec<u32>>, BackendError> {
+        Ok(Some(self.decoder.decode_chained(slots)?))
     }
 }
 

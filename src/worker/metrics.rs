@@ -20,6 +20,8 @@ pub struct Metrics {
     /// Rows (sequences) in the latest batched decode step, and their distribution over steps.
     pub batch_rows: IntGaugeVec,
     pub batch_rows_per_step: HistogramVec,
+    /// Decode steps submitted before the previous step's tokens were read (greedy pipelining).
+    pub chained_steps: IntCounterVec,
     /// Audio jobs by model and outcome (done, cancelled, error).
     pub audio_jobs: IntCounterVec,
     /// Seconds of audio transcribed, by model.
@@ -120,6 +122,11 @@ impl Metrics {
                 registry.register(Box::new(m.clone())).expect("metric registered once");
                 m
             },
+            chained_steps: counter(
+                "gerbil_chained_decode_steps_total",
+                "Decode steps submitted before the previous step's tokens were read (greedy pipelining)",
+                &["model"],
+            ),
             speech: super::speech::SpeechMetrics::new(&registry),
             registry,
         }

@@ -6,6 +6,12 @@
 //! 4. decodes every sequence that has a token to feed, in ONE backend call,
 //! 5. picks each sequence's next token (GPU argmax, or CPU sampling from the
 //!    logits when the request needs them) and streams it out.
+//!
+//! Greedy pipelining: when every active sequence decodes greedily and nothing else waits, a decode
+//! step's tokens are not read at once. The next `step` submits the following decode step fed by
+//! the GPU argmax (`TextBackend::decode_chained`) and only then reads and streams the earlier
+//! tokens, so the CPU's work overlaps the GPU's as in `Session::generate`. Anything else
+//! (a request waiting, a sequence that may end, one that needs logits) first reads the tokens.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -57,6 +63,8 @@ pub struct Scheduler {
     prefill_chunk: usize,
     queue: Arc<QueueCounter>,
     metrics: Arc<Metrics>,
+    /// The slots (rows in order) of a submitted decode step whose tokens are not read yet.
+    unread: Option<Vec<Slot>>,
 }
 
 impl Scheduler {
@@ -76,6 +84,7 @@ impl Scheduler {
         // Create the per-model series now so /metrics lists them before the first request.
         let _ = metrics.time_to_first_token.with_label_values(&[&model]);
         metrics.generated_tokens.with_label_values(&[&model]).inc_by(0);
+        metrics.chained_steps.with_label_values(&[&model]).inc_by(0);
         metrics.prompt_tokens.with_label_values(&[&model]).inc_by(0);
         Scheduler {
             model,
@@ -86,6 +95,7 @@ impl Scheduler {
             prefill_chunk: prefill_chunk.max(1),
             queue,
             metrics,
+            unread: None,
         }
     }
 
@@ -101,9 +111,11 @@ impl Scheduler {
 
     pub fn step(&mut self) {
         let t0 = Instant::now();
+        // Before anything else: a slot may be released and taken by a new request below.
+        let mut produced = self.read_or_chain();
         self.drop_cancelled();
         self.admit();
-        let mut produced = self.prefill();
+        produced += self.prefill();
         produced += self.decode();
         let active = self.slots.iter().filter(|s| s.is_some()).count();
         self.metrics.active_slots.with_label_values(&[&self.model]).set(active as i64);
@@ -227,7 +239,73 @@ impl Scheduler {
                 a.pending = None;
             }
         }
+        if self.chainable(&slots) {
+            self.unread = Some(slots);
+            return 0;
+        }
         self.choose_next(&slots)
+    }
+
+    /// Whether the step over `slots` may run one step ahead: nothing waits to be admitted, every active
+    /// sequence is one of `slots`, decodes greedily from the GPU argmax, and has room for two more tokens
+    /// (so only EOS or a gone client can end it at the token being read).
+    fn chainable(&self, slots: &[Slot]) -> bool {
+        let max_context = self.backend.max_context();
+        let active = self.slots.iter().filter(|s| s.is_some()).count();
+        self.waiting.is_empty()
+            && active == slots.len()
+            && slots.iter().all(|&s| {
+                self.slots[s].as_ref().is_some_and(|a| {
+                    a.prefill_done()
+                        && !a.needs_logits()
+                        && a.pending.is_none()
+                        && a.generated + 2 <= a.req.max_tokens
+                        && a.len + 2 <= max_context
+                        && !a.req.events.is_closed()
+                })
+            })
+    }
+
+    /// Deals with the decode step whose tokens are unread: when the sequences can go on, submits the next
+    /// step (fed on the GPU) and then streams the earlier tokens; otherwise reads and streams them.
+    fn read_or_chain(&mut self) -> usize {
+        let Some(slots) = self.unread.take() else { return 0 };
+        if !self.chainable(&slots) {
+            return self.choose_next(&slots);
+        }
+        let ids = match self.backend.decode_chained(&slots) {
+            Ok(Some(ids)) => ids,
+            Ok(None) => return self.choose_next(&slots),
+            Err(e) => {
+                let err = WorkerError::Engine(e.to_string());
+                for &slot in &slots {
+                    self.fail(slot, err.clone());
+                }
+                return 0;
+            }
+        };
+        self.metrics.chained_steps.with_label_values(&[&self.model]).inc();
+        // The new step consumed each token being streamed now.
+        for &slot in &slots {
+            if let Some(a) = self.slots[slot].as_mut() {
+                a.len += 1;
+            }
+        }
+        for (&slot, id) in slots.iter().zip(&ids) {
+            self.emit(slot, *id, None);
+            if let Some(a) = self.slots[slot].as_mut() {
+                a.pending = None;
+            }
+        }
+        if slots.iter().all(|&s| self.slots[s].is_some()) {
+            self.unread = Some(slots);
+        } else {
+            // A sequence ended (EOS, gone client): the others' tokens of the new step are read now, and
+            // the ended one's is dropped.
+            let live: Vec<Slot> = slots.iter().copied().filter(|&s| self.slots[s].is_some()).collect();
+            return ids.len() + self.choose_next(&live);
+        }
+        ids.len()
     }
 
     /// Picks and emits the next token of each slot from its latest logits.
