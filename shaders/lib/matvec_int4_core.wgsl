@@ -105,6 +105,12 @@ fn in_row(wgy: u32, r: u32) -> u32 {
         if (r == 0u) { return n_tokens() - 1u; }
         return 0xffffffffu;
     }
+    if ((FLAGS & ONE_TOKEN) != 0u) {
+        // grid.y is 1: row slot 0 only, known at compile time, so the other slots'
+        // accumulators and sums are dead code (fewer registers, more workgroups per SM).
+        if (r == 0u) { return 0u; }
+        return 0xffffffffu;
+    }
     return wgy * ROWS + r;
 }
 
