@@ -53,15 +53,6 @@ pub struct BatchedDecoder {
     staging_next: usize,
 }
 
-fn gpu_staging(gpu: &Gpu, bytes: u64) -> wgpu::Buffer {
-    gpu.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("token readback"),
-        size: bytes,
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    })
-}
-
 fn buf(t: &DeviceTensor) -> &wgpu::Buffer {
     match t {
         DeviceTensor::F32 { buf, .. } | DeviceTensor::U32 { buf, .. } => buf,
@@ -112,7 +103,7 @@ impl BatchedDecoder {
             vocab,
             kv_heads,
             head_dim,
-            token_staging: [0, 1].map(|_| gpu_staging(&model.gpu, (slots * 4) as u64)),
+            token_staging: [0, 1].map(|_| model.gpu.readback_buffer("token readback", (slots * 4) as u64)),
             staged: None,
             staging_next: 0,
         })
@@ -266,13 +257,7 @@ impl BatchedDecoder {
             self.staged = Some((buf_i, after, n));
             return Err(ModelError::Unsupported("a chained decode step must repeat the previous step's rows".into()));
         }
-        let mut rows = Vec::with_capacity(n * 2);
-        for &slot in slots {
-            self.room(slot, 1)?;
-            rows.extend([slot as u32, self.pos[slot] as u32]);
-        }
-        let q = &self.gpu.queue;
-        q.write_buffer(buf(self.io.rows.as_ref().expect("batched io has rows")), 0, bytemuck::cast_slice(&rows));
+        self.write_positions(slots)?;
         self.submit_step(slots, true);
         let bytes = self.gpu.map_read_after(&self.token_staging[buf_i], (n * 4) as u64, after)?;
         Ok(bytemuck::cast_slice(&bytes).to_vec())
@@ -317,24 +302,31 @@ impl BatchedDecoder {
     }
 
     /// Checks a batch and writes its tokens and (slot, position) rows into the plan's inputs.
-    fn write_rows(&mut self, batch: &[(Slot, u32)]) -> Result<(), ModelError> {
-        if batch.len() > self.slots() {
-            return Err(ModelError::Unsupported(format!("{} rows in a batch of {} slots", batch.len(), self.slots())));
+    fn write_rows(&self, batch: &[(Slot, u32)]) -> Result<(), ModelError> {
+        let slots: Vec<Slot> = batch.iter().map(|b| b.0).collect();
+        self.write_positions(&slots)?;
+        let tokens: Vec<u32> = batch.iter().map(|b| b.1).collect();
+        self.gpu.queue.write_buffer(buf(&self.io.tokens_in), 0, bytemuck::cast_slice(&tokens));
+        Ok(())
+    }
+
+    /// Checks a step's slots (each once, with room for one more token) and writes their (slot, position)
+    /// rows into the plan's input.
+    fn write_positions(&self, slots: &[Slot]) -> Result<(), ModelError> {
+        if slots.len() > self.slots() {
+            return Err(ModelError::Unsupported(format!("{} rows in a batch of {} slots", slots.len(), self.slots())));
         }
-        let mut rows = Vec::with_capacity(batch.len() * 2);
-        let mut tokens = Vec::with_capacity(batch.len());
-        for (r, &(slot, token)) in batch.iter().enumerate() {
+        let mut rows = Vec::with_capacity(slots.len() * 2);
+        for (r, &slot) in slots.iter().enumerate() {
             self.check_slot(slot)?;
             self.room(slot, 1)?;
-            if batch[..r].iter().any(|b| b.0 == slot) {
+            if slots[..r].contains(&slot) {
                 return Err(ModelError::Unsupported(format!("slot {slot} twice in one decode step")));
             }
             rows.extend([slot as u32, self.pos[slot] as u32]);
-            tokens.push(token);
         }
-        let q = &self.gpu.queue;
-        q.write_buffer(buf(&self.io.tokens_in), 0, bytemuck::cast_slice(&tokens));
-        q.write_buffer(buf(self.io.rows.as_ref().expect("batched io has rows")), 0, bytemuck::cast_slice(&rows));
+        let rows_buf = buf(self.io.rows.as_ref().expect("batched io has rows"));
+        self.gpu.queue.write_buffer(rows_buf, 0, bytemuck::cast_slice(&rows));
         Ok(())
     }
 

@@ -71,16 +71,7 @@ impl Session {
         let prefill = Plan::new(gpu, pre.graph, PlanOptions { max_tokens: chunk, ..Default::default() })?;
         let cap = model.opts.fusion.max_storage_buffers;
         let decode = Plan::new(gpu, dec.graph, PlanOptions { max_tokens: 1, max_storage_buffers: cap })?;
-        let staging = (0..3)
-            .map(|_| {
-                gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("token readback"),
-                    size: 4,
-                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                })
-            })
-            .collect();
+        let staging = (0..3).map(|_| gpu.readback_buffer("token readback", 4)).collect();
         Ok(Session {
             prefill,
             decode,

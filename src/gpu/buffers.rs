@@ -86,15 +86,20 @@ impl Gpu {
         self.read_bytes_at(buf, 0, bytes)
     }
 
-    /// Copies `bytes` bytes starting at byte `offset` (a multiple of 4) of `buf` back to the host (blocking).
-    pub fn read_bytes_at(&self, buf: &wgpu::Buffer, offset: u64, bytes: u64) -> Result<Vec<u8>, GpuError> {
-        let bytes = bytes.next_multiple_of(4);
-        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("readback"),
+    /// A host-mappable buffer that GPU copies fill, for `map_read` / `map_read_after`.
+    pub fn readback_buffer(&self, label: &str, bytes: u64) -> wgpu::Buffer {
+        self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
             size: bytes,
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
-        });
+        })
+    }
+
+    /// Copies `bytes` bytes starting at byte `offset` (a multiple of 4) of `buf` back to the host (blocking).
+    pub fn read_bytes_at(&self, buf: &wgpu::Buffer, offset: u64, bytes: u64) -> Result<Vec<u8>, GpuError> {
+        let bytes = bytes.next_multiple_of(4);
+        let staging = self.readback_buffer("readback", bytes);
         let mut enc = self.device.create_command_encoder(&Default::default());
         enc.copy_buffer_to_buffer(buf, offset, &staging, 0, bytes);
         self.queue.submit([enc.finish()]);
