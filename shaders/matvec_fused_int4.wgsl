@@ -1,11 +1,11 @@
-// INT4 matvec for decode, alone or fused, over up to three INT4 matrices that
+// INT4 matvec for decode, alone or fused, over up to four INT4 matrices that
 // share one input x (the engine's only INT4 matvec: the plain one is this
 // kernel with no prologue or epilogue, so fusing changes no bits):
 //   prologue  (flags & NORM):   x' = (x * rsqrt(mean(x^2) + eps)) * g  (g or 1 + g with
 //                               ADD_UNIT), sum(x^2) in rmsnorm.wgsl's exact order
 //             (flags & GATE):   x' = x * sigmoid(gate), gate rows bound where g is
-//   columns   c in [0, n0 + n1 + n2): column c of the concatenation W0 | W1 | W2,
-//                               written to y0 / y1 / y2 at c - offset (+ bias)
+//   columns   c in [0, n0 + n1 + n2 + n3): column c of the concatenation W0 | W1 | W2 | W3,
+//                               written to y0 .. y3 at c - offset (+ bias; none for W3)
 //   epilogues (flags & RESID):  y0 = resid + W0 x'           (residual add)
 //             (flags & SWIGLU): y0 = silu(W0 x') * (W1 x')   (gate/up, n0 == n1)
 //   rows      up to ROWS input rows per workgroup (grid.y = ceil(rows / ROWS)), so
@@ -42,17 +42,23 @@ struct Step { n_tokens: u32, pos0: u32, kv_len: u32, pad0: u32 }
 @group(0) @binding(14) var<storage, read_write> y0: array<f32>;
 @group(0) @binding(15) var<storage, read_write> y1: array<f32>;
 @group(0) @binding(16) var<storage, read_write> y2: array<f32>;
+// A fourth matrix (Qwen3.5's attention: q | gate | k | v from one normed x), without bias.
+@group(0) @binding(17) var<storage, read> w3q: array<vec4<u32>>;
+@group(0) @binding(18) var<storage, read> w3sm: array<vec2<f32>>;
+@group(0) @binding(19) var<storage, read_write> y3: array<f32>;
 
 fn load_q(m: u32, i: u32) -> vec4<u32> {
     if (m == 0u) { return w0q[i]; }
     if (m == 1u) { return w1q[i]; }
-    return w2q[i];
+    if (m == 2u) { return w2q[i]; }
+    return w3q[i];
 }
 
 fn load_sm(m: u32, i: u32) -> vec2<f32> {
     if (m == 0u) { return w0sm[i]; }
     if (m == 1u) { return w1sm[i]; }
-    return w2sm[i];
+    if (m == 2u) { return w2sm[i]; }
+    return w3sm[i];
 }
 
 fn norm_weight(i: u32) -> vec4<f32> { return norm_w[i]; }
@@ -66,7 +72,7 @@ fn bias_at(m: u32, c: u32) -> f32 {
 }
 
 fn store(m: u32, i: u32, v: f32) {
-    if (m == 0u) { y0[i] = v; } else if (m == 1u) { y1[i] = v; } else { y2[i] = v; }
+    if (m == 0u) { y0[i] = v; } else if (m == 1u) { y1[i] = v; } else if (m == 2u) { y2[i] = v; } else { y3[i] = v; }
 }
 
 @compute @workgroup_size(256)

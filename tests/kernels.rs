@@ -129,6 +129,12 @@ fn matvec_int4_shapes() {
         check_matmul(1, n, k, Some(group), true, false, 1);
     }
     check_matmul(5, 70, 128, Some(32), true, true, 5);
+    // Deep K: 2, 4 (one part empty) and 8 lane groups share each column's K, one and several rows.
+    for (n, k, group) in [(70, 4096, 32), (33, 4864, 32), (17, 3584, 64), (9, 9024, 32)] {
+        check_matmul(1, n, k, Some(group), n % 2 == 1, false, 1);
+    }
+    check_matmul(6, 40, 4608, Some(32), false, false, 6);
+    check_matmul(3, 50, 2080, Some(32), true, true, 3);
 }
 
 #[test]

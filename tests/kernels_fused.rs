@@ -27,11 +27,16 @@ fn run(g: Graph, pos0: usize) -> Plan {
 }
 
 #[test]
-fn fused_matvec_norm_three_matrices_bias() {
+fn fused_matvec_norm_up_to_four_matrices_bias() {
     let mut r = rng("fused_matvec_norm");
-    for (k, ns, group, add_unit) in
-        [(64, [40, 16, 16], 32, false), (576, [576, 192, 9], 64, true), (128, [7, 300, 1], 128, false)]
-    {
+    // The fourth matrix (Qwen3.5's q | gate | k | v) takes no bias.
+    for (k, ns, group, add_unit) in [
+        (64, vec![40, 16, 16], 32, false),
+        (576, vec![576, 192, 9], 64, true),
+        (128, vec![7, 300, 1], 128, false),
+        (256, vec![64, 64, 32, 33], 32, true),
+        (96, vec![5, 1, 40, 70], 32, false),
+    ] {
         let x = randn(&mut r, k);
         let nw = randn(&mut r, k);
         let mut g = Graph::default();
@@ -40,12 +45,13 @@ fn fused_matvec_norm_three_matrices_bias() {
         let xn = reference::rmsnorm(&x, &nw, k, 1e-5, add_unit);
         let mut mats = vec![];
         let mut want = vec![];
-        for (i, n) in ns.into_iter().enumerate() {
+        for (i, &n) in ns.iter().enumerate() {
             let (w, wd) = int4(&mut r, &mut g, &format!("w{i}"), n, k, group);
             let b = randn(&mut r, n);
-            let bias = (i != 1).then(|| f32t(&mut g, &format!("b{i}"), &b, n));
+            let biased = i != 1 && i != 3;
+            let bias = biased.then(|| f32t(&mut g, &format!("b{i}"), &b, n));
             let out = g.activation(format!("y{i}"), n, Rows::Tokens);
-            want.push((out, reference::matmul(&xn, &wd, (i != 1).then_some(&b[..]), k)));
+            want.push((out, reference::matmul(&xn, &wd, biased.then_some(&b[..]), k)));
             mats.push(MatOut { w, bias, out });
         }
         let norm = Some(NormPrologue { weight: nwt, eps: 1e-5, add_unit });
@@ -54,7 +60,7 @@ fn fused_matvec_norm_three_matrices_bias() {
         let plan = run(g, 0);
         for (out, w) in want {
             assert_close(
-                &format!("fused k={k}"),
+                &format!("fused k={k} ns={ns:?}"),
                 &plan.read_f32(out, w.len()).unwrap(),
                 &w,
                 2e-5 * (k as f32).sqrt(),

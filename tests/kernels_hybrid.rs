@@ -6,7 +6,7 @@
 mod common;
 
 use common::{assert_close, gpu, randn, rng};
-use gerbil::graph::hybrid::{CausalConv, DeltaShape, DualRmsNorm, GatedDelta, RmsNormGated, SigmoidGate};
+use gerbil::graph::hybrid::{CausalConv, DeltaConv, DeltaShape, DualRmsNorm, GatedDelta, RmsNormGated, SigmoidGate};
 use gerbil::graph::{DeviceTensor, Graph, Op, Plan, PlanOptions, Rows, TensorId};
 use gerbil::reference::{self, hybrid, hybrid::DeltaDims};
 
@@ -22,16 +22,25 @@ fn write(plan: &Plan, t: TensorId, data: &[f32]) {
 #[test]
 fn causal_conv_carries_state_across_steps() {
     let mut r = rng("causal_conv");
-    for (channels, kernel, steps) in [(70, 4, [5usize, 1]), (128, 4, [1, 1]), (33, 3, [7, 3]), (200, 2, [2, 1])] {
+    // Positions start at pos0 (0: the window starts with zeros; else the random ring holds
+    // earlier inputs); chunks longer than the ring check the write of its last slots.
+    for (channels, kernel, steps, pos0) in [
+        (70, 4, [5usize, 1], 0usize),
+        (128, 4, [1, 1], 9),
+        (33, 3, [7, 3], 2),
+        (200, 2, [2, 1], 5),
+        (64, 4, [1, 1], 1),
+        (40, 4, [2, 9], 13),
+    ] {
         let w = randn(&mut r, channels * kernel);
-        let mut state = randn(&mut r, channels * (kernel - 1));
+        let mut state = randn(&mut r, channels * kernel);
         let mut g = Graph::default();
         let max = steps[0].max(steps[1]);
         // The input is an activation written by a copy-free trick: bind it as an f32 tensor per step.
         let x_all: Vec<Vec<f32>> = steps.iter().map(|&m| randn(&mut r, m * channels)).collect();
         let xt = g.activation("x", channels, Rows::Tokens);
         let wt = f32t(&mut g, "w", &w, kernel);
-        let st = f32t(&mut g, "state", &state, kernel - 1);
+        let st = f32t(&mut g, "state", &state, kernel);
         let out = g.activation("out", channels, Rows::Tokens);
         // An Add of x with zeros makes x an op output the test can fill.
         let zeros = f32t(&mut g, "zeros", &vec![0.0; max * channels], channels);
@@ -41,11 +50,13 @@ fn causal_conv_carries_state_across_steps() {
         g.outputs.push(out);
         let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: max, ..Default::default() }).unwrap();
         plan.poison_activations();
+        let mut pos = pos0;
         for (m, x) in steps.iter().zip(&x_all) {
             write(&plan, src, x);
-            plan.run(*m, 0);
-            let want = hybrid::causal_conv(x, &w, &mut state, channels, kernel);
-            let what = format!("causal_conv c={channels} k={kernel} m={m}");
+            plan.run(*m, pos);
+            let want = hybrid::causal_conv(x, &w, &mut state, channels, kernel, pos);
+            pos += m;
+            let what = format!("causal_conv c={channels} k={kernel} m={m} pos={pos}");
             assert_close(&what, &plan.read_f32(out, m * channels).unwrap(), &want, 1e-5, 1e-5);
             assert_close(&format!("{what} state"), &plan.read_f32(st, state.len()).unwrap(), &state, 0.0, 0.0);
         }
@@ -90,7 +101,7 @@ fn gated_delta_carries_state_across_steps() {
         let st = f32t(&mut g, "state", &state, dv);
         let out = g.activation("out", v_heads * dv, Rows::Tokens);
         let attrs = DeltaShape { k_heads, v_heads, dk, dv };
-        g.push(Op::GatedDelta(GatedDelta { qkv, a, b, a_log: alt, dt_bias: dtt, state: st, out, attrs }));
+        g.push(Op::GatedDelta(GatedDelta { qkv, a, b, a_log: alt, dt_bias: dtt, state: st, out, attrs, conv: None }));
         g.outputs.push(out);
         let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: max, ..Default::default() }).unwrap();
         plan.poison_activations();
@@ -104,6 +115,60 @@ fn gated_delta_carries_state_across_steps() {
             let what = format!("gated_delta {k_heads}k/{v_heads}v dk={dk} dv={dv} m={m}");
             assert_close(&what, &plan.read_f32(out, want.len()).unwrap(), &want, 2e-5, 1e-4);
             assert_close(&format!("{what} state"), &plan.read_f32(st, state.len()).unwrap(), &state, 2e-5, 1e-4);
+        }
+    }
+}
+
+/// The decode gated delta kernel with the causal conv folded in (`delta_conv` pass) against
+/// the reference conv then delta rule, over decode steps from position 0 (the window's
+/// zeros) on, with several workgroups per head reading the q/k channels whose ring slots
+/// one of them rewrites.
+#[test]
+fn gated_delta_with_fused_conv_matches_conv_then_delta() {
+    let mut r = rng("gated_delta_conv");
+    for (k_heads, v_heads, dk, dv, kernel) in [(1, 1, 128, 128, 4), (2, 4, 16, 70, 4), (2, 2, 44, 33, 3)] {
+        let d = DeltaDims { k_heads, v_heads, dk, dv };
+        let width = 2 * k_heads * dk + v_heads * dv;
+        let (a_log, dt_bias) = (randn(&mut r, v_heads), randn(&mut r, v_heads));
+        let conv_w = randn(&mut r, width * kernel);
+        let mut conv_state = vec![0.0; width * kernel];
+        let mut state = randn(&mut r, v_heads * dk * dv);
+        let mut g = Graph::default();
+        let zeros = |g: &mut Graph, n: &str, w: usize| f32t(g, n, &vec![0.0; w], w);
+        let (src_x, z_x) = (zeros(&mut g, "src_x", width), zeros(&mut g, "z_x", width));
+        let (src_a, z_a) = (zeros(&mut g, "src_a", v_heads), zeros(&mut g, "z_a", v_heads));
+        let (src_b, z_b) = (zeros(&mut g, "src_b", v_heads), zeros(&mut g, "z_b", v_heads));
+        let (x, a, b) = (
+            g.activation("x", width, Rows::Tokens),
+            g.activation("a", v_heads, Rows::Tokens),
+            g.activation("b", v_heads, Rows::Tokens),
+        );
+        g.push(Op::Add { a: src_x, b: z_x, out: x });
+        g.push(Op::Add { a: src_a, b: z_a, out: a });
+        g.push(Op::Add { a: src_b, b: z_b, out: b });
+        let (alt, dtt) = (f32t(&mut g, "a_log", &a_log, v_heads), f32t(&mut g, "dt_bias", &dt_bias, v_heads));
+        let (cw, cs) = (f32t(&mut g, "conv_w", &conv_w, kernel), f32t(&mut g, "conv_state", &conv_state, kernel));
+        let st = f32t(&mut g, "state", &state, dv);
+        let out = g.activation("out", v_heads * dv, Rows::Tokens);
+        let attrs = DeltaShape { k_heads, v_heads, dk, dv };
+        let conv = Some(DeltaConv { weight: cw, state: cs, kernel });
+        g.push(Op::GatedDelta(GatedDelta { qkv: x, a, b, a_log: alt, dt_bias: dtt, state: st, out, attrs, conv }));
+        g.outputs.push(out);
+        let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: 1, ..Default::default() }).unwrap();
+        plan.poison_activations();
+        for pos in 0..kernel + 2 {
+            let (xr, xa, xb) = (randn(&mut r, width), randn(&mut r, v_heads), randn(&mut r, v_heads));
+            write(&plan, src_x, &xr);
+            write(&plan, src_a, &xa);
+            write(&plan, src_b, &xb);
+            plan.run(1, pos);
+            let conv_out = hybrid::causal_conv(&xr, &conv_w, &mut conv_state, width, kernel, pos);
+            let want = hybrid::gated_delta(&conv_out, &xa, &xb, &a_log, &dt_bias, &mut state, d);
+            let what = format!("gated_delta+conv {k_heads}k/{v_heads}v dk={dk} dv={dv} K={kernel} pos={pos}");
+            assert_close(&what, &plan.read_f32(out, want.len()).unwrap(), &want, 2e-5, 1e-4);
+            assert_close(&format!("{what} state"), &plan.read_f32(st, state.len()).unwrap(), &state, 2e-5, 1e-4);
+            let ring = plan.read_f32(cs, conv_state.len()).unwrap();
+            assert_close(&format!("{what} conv ring"), &ring, &conv_state, 0.0, 0.0);
         }
     }
 }

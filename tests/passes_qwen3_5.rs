@@ -78,6 +78,7 @@ fn each_pass_matches_unfused() {
         ("residual_epilogue", FusionConfig { residual_epilogue: true, ..shared }),
         ("quad_matvec", FusionConfig { quad_matvec: true, ..none }),
         ("gated_o_proj", FusionConfig { gated_o_proj: true, ..shared }),
+        ("delta_conv", FusionConfig { delta_conv: true, ..none }),
         ("all", FusionConfig::default()),
     ] {
         compare(what, &unfused, cfg);

@@ -2,7 +2,8 @@
 //! structs match the Rust layouts in `gpu::params` field by field.
 
 use gerbil::gpu::kernels::{
-    uses_erf, ERF, GROUP_SUM_SHARED, GROUP_SUM_SUBGROUP, MATVEC_INT4_CORE, WG_REDUCE_SHARED, WG_REDUCE_SUBGROUP,
+    uses_erf, ERF, GATED_DELTA_CORE, GROUP_SUM_SHARED, GROUP_SUM_SUBGROUP, MATVEC_INT4_CORE, WG_REDUCE_SHARED,
+    WG_REDUCE_SUBGROUP,
 };
 use gerbil::gpu::params::Step;
 use gerbil::gpu::KernelId;
@@ -48,6 +49,8 @@ fn every_shader_file_validates() {
                 for prelude in [WG_REDUCE_SHARED, WG_REDUCE_SUBGROUP] {
                     module(&format!("{prelude}\n{src}"), &path.display().to_string());
                 }
+            } else if src.contains("gated_delta_core(") {
+                module(&format!("{GATED_DELTA_CORE}\n{src}"), &path.display().to_string());
             } else if uses_erf(&src) {
                 module(&format!("{ERF}\n{src}"), &path.display().to_string());
             } else {

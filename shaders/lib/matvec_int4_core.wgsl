@@ -24,6 +24,10 @@ const GATE: u32 = 4096u;
 // The plan never runs more than one token (a single sequence's decode plan):
 // n_tokens is 1 without reading the step uniform.
 const ONE_TOKEN: u32 = 8192u;
+// Bits 14-15: log2 S, the lane groups sharing each column's K (dispatch::k_split): lane
+// group lg computes columns of slot lg / S over the K part lg % S, and the S partial sums
+// meet in workgroup memory. A workgroup then covers GROUPS / S * CPG columns.
+fn ksplit() -> u32 { return 1u << ((FLAGS >> 14u) & 3u); }
 
 // The shape, compiled in as pipeline constants (PipelineKey::dims) so that no
 // address of the first loads waits on a uniform read; K_DIM == 0: read them
@@ -50,11 +54,19 @@ const CPG: u32 = 4u; // columns per lane group: the four components of the vec4s
 const ROWS: u32 = 4u;
 var<workgroup> partial: array<f32, 256>;
 var<workgroup> inv_rms: array<f32, ROWS>;
+var<workgroup> kpart: array<vec4<f32>, 32>; // [ROWS][GROUPS] lane group sums (K split)
 
-fn nib4(word: u32, shift: u32) -> vec4<f32> {
-    return vec4<f32>(f32((word >> shift) & 15u), f32((word >> (shift + 4u)) & 15u),
-                     f32((word >> (shift + 8u)) & 15u), f32((word >> (shift + 12u)) & 15u));
+// Four nibbles of `word` (bits 0..16: lo, 16..32: hi) as the floats 1 + q / 16, built by
+// moving each nibble into the top mantissa bits of 1.0 (shift + mask + or): no int to
+// float conversion, which runs at a quarter of the FMA rate and was the longest part of
+// a small matvec's critical path. row_dot folds the 1 and the 16 back in.
+const MANT_MASK: u32 = 0x00780000u; // mantissa bits 19..22
+const ONE_BITS: u32 = 0x3f800000u;
+fn mant_floats(w: vec4<u32>) -> vec4<f32> {
+    return bitcast<vec4<f32>>((w & vec4<u32>(MANT_MASK)) | vec4<u32>(ONE_BITS));
 }
+fn nib4_lo(word: u32) -> vec4<f32> { return mant_floats(vec4<u32>(word << 19u, word << 15u, word << 11u, word << 7u)); }
+fn nib4_hi(word: u32) -> vec4<f32> { return mant_floats(vec4<u32>(word << 3u, word >> 1u, word >> 5u, word >> 9u)); }
 
 // x' of input row `row`, vec4 index i; `r` is the row's slot in this workgroup.
 fn xin(row: u32, r: u32, i: u32) -> vec4<f32> {
@@ -80,11 +92,12 @@ fn height(m: u32) -> u32 {
 // Which matrix and column slot j of lane group `lg` in workgroup `wgx` computes.
 // SWIGLU: slots 0, 1 are gate columns c, c + 1; slots 2, 3 the matching up columns.
 fn slot_col(wgx: u32, lg: u32, j: u32) -> vec2<u32> {
+    let slot = wgx * (GROUPS / ksplit()) + lg / ksplit();
     if ((FLAGS & SWIGLU) != 0u) {
-        let c = (wgx * GROUPS + lg) * 2u + j % 2u;
+        let c = slot * 2u + j % 2u;
         return vec2<u32>(j / 2u, c);
     }
-    var c = (wgx * GROUPS + lg) * CPG + j;
+    var c = slot * CPG + j;
     var m = 0u;
     let n_mats = (FLAGS >> 8u) & 7u;
     if (n_mats > 1u && c >= dim_n0()) {
@@ -119,7 +132,9 @@ fn live(mc: vec2<u32>) -> bool {
 }
 
 // One lane's 32 weights of each of the four columns against x'[32 v .. 32 v + 32] of one row:
-// per column s * dot(q, x') + m * sum(x'), the columns in the vec4's components.
+// per column s * dot(q, x') + m * sum(x'), the columns in the vec4's components. With
+// f = 1 + q / 16 (nib4): dot(q, x') = 16 (dot(f, x') - sum(x')), so the column is
+// 16 s * dot(f, x') + (m - 16 s) * sum(x').
 fn row_dot(row: u32, r: u32, v: u32, q0: vec4<u32>, q1: vec4<u32>, q2: vec4<u32>, q3: vec4<u32>,
            sc: vec4<f32>, ofs: vec4<f32>) -> vec4<f32> {
     var dq = vec4<f32>(0.0);
@@ -128,12 +143,13 @@ fn row_dot(row: u32, r: u32, v: u32, q0: vec4<u32>, q1: vec4<u32>, q2: vec4<u32>
         let xa = xin(row, r, 8u * v + 2u * jj);
         let xb = xin(row, r, 8u * v + 2u * jj + 1u);
         sx += dot(xa + xb, vec4<f32>(1.0));
-        dq += vec4<f32>(dot(nib4(q0[jj], 0u), xa) + dot(nib4(q0[jj], 16u), xb),
-                        dot(nib4(q1[jj], 0u), xa) + dot(nib4(q1[jj], 16u), xb),
-                        dot(nib4(q2[jj], 0u), xa) + dot(nib4(q2[jj], 16u), xb),
-                        dot(nib4(q3[jj], 0u), xa) + dot(nib4(q3[jj], 16u), xb));
+        dq += vec4<f32>(dot(nib4_lo(q0[jj]), xa) + dot(nib4_hi(q0[jj]), xb),
+                        dot(nib4_lo(q1[jj]), xa) + dot(nib4_hi(q1[jj]), xb),
+                        dot(nib4_lo(q2[jj]), xa) + dot(nib4_hi(q2[jj]), xb),
+                        dot(nib4_lo(q3[jj]), xa) + dot(nib4_hi(q3[jj]), xb));
     }
-    return sc * dq + ofs * sx;
+    let sc16 = 16.0 * sc;
+    return sc16 * dq + (ofs - sc16) * sx;
 }
 
 // Output row of row slot r.
@@ -148,7 +164,7 @@ fn out_row_of(wgy: u32, r: u32) -> u32 {
 fn addends(wgy: u32, r: u32, mc: vec2<u32>) -> vec2<f32> {
     var a = vec2<f32>(0.0);
     if ((FLAGS & SWIGLU) != 0u) { return a; }
-    if ((FLAGS & (BIAS0 << mc.x)) != 0u) { a.x = bias_at(mc.x, mc.y); }
+    if (mc.x < 3u && (FLAGS & (BIAS0 << mc.x)) != 0u) { a.x = bias_at(mc.x, mc.y); }
     if (mc.x == 0u && (FLAGS & RESID) != 0u) { a.y = resid_at(out_row_of(wgy, r) * dim_n0() + mc.y); }
     return a;
 }
@@ -168,7 +184,7 @@ fn emit(wgy: u32, r: u32, j: u32, mc: vec2<u32>, sr: vec4<f32>, add: vec2<f32>) 
         store(0u, out_row * dim_n0() + c, (g / (1.0 + exp(-g))) * u);
     } else {
         var val = d;
-        if ((FLAGS & (BIAS0 << m)) != 0u) { val += add.x; }
+        if (m < 3u && (FLAGS & (BIAS0 << m)) != 0u) { val += add.x; }
         if (m == 0u && (FLAGS & RESID) != 0u) { val += add.y; }
         store(m, out_row * height(m) + c, val);
     }
@@ -180,10 +196,10 @@ struct Chunk {
     sm0: vec2<f32>, sm1: vec2<f32>, sm2: vec2<f32>, sm3: vec2<f32>,
 }
 
-fn load_chunk(mc0: vec2<u32>, mc1: vec2<u32>, mc2: vec2<u32>, mc3: vec2<u32>, v: u32, vecs: u32, groups: u32,
-              vec_per_group: u32) -> Chunk {
+fn load_chunk(mc0: vec2<u32>, mc1: vec2<u32>, mc2: vec2<u32>, mc3: vec2<u32>, v: u32, v_end: u32, vecs: u32,
+              groups: u32, vec_per_group: u32) -> Chunk {
     var c: Chunk;
-    if (v >= vecs) { return c; }
+    if (v >= v_end) { return c; }
     let gv = v / vec_per_group;
     if (live(mc0)) { c.q0 = load_q(mc0.x, mc0.y * vecs + v); c.sm0 = load_sm(mc0.x, mc0.y * groups + gv); }
     if (live(mc1)) { c.q1 = load_q(mc1.x, mc1.y * vecs + v); c.sm1 = load_sm(mc1.x, mc1.y * groups + gv); }
@@ -193,7 +209,7 @@ fn load_chunk(mc0: vec2<u32>, mc1: vec2<u32>, mc2: vec2<u32>, mc3: vec2<u32>, v:
 }
 
 
-// grid: (ceil(cols / (GROUPS * CPG)), ceil(rows / ROWS))   cols = n0 + n1 + n2 (+ n3),
+// grid: (ceil(cols / (GROUPS / S * CPG)), ceil(rows / ROWS))   cols = n0 + n1 + n2 (+ n3),
 // or n0 * 2 with SWIGLU; rows = n_tokens, or 1 with LAST_ROW
 fn matvec_core(wg: vec3<u32>, lid: vec3<u32>) {
     let t = lid.x;
@@ -210,9 +226,14 @@ fn matvec_core(wg: vec3<u32>, lid: vec3<u32>) {
     let mc1 = slot_col(wg.x, lg, 1u);
     let mc2 = slot_col(wg.x, lg, 2u);
     let mc3 = slot_col(wg.x, lg, 3u);
+    // This lane group's part of K: vec4 words [v_begin, v_end), walked in steps of LANES.
+    let kp = lg % ksplit();
+    let part = (vecs + ksplit() * LANES - 1u) / (ksplit() * LANES) * LANES;
+    let v_begin = kp * part;
+    let v_end = min(v_begin + part, vecs);
     // The first chunk's weights are requested before the norm so their latency
     // overlaps it; each later chunk is requested while the previous one computes.
-    var w = load_chunk(mc0, mc1, mc2, mc3, lane, vecs, groups, vec_per_group);
+    var w = load_chunk(mc0, mc1, mc2, mc3, v_begin + lane, v_end, vecs, groups, vec_per_group);
     // Lane j < CPG writes column slot j at the end: its first row's bias and residual now.
     var writers = CPG;
     if ((FLAGS & SWIGLU) != 0u) { writers = 2u; }
@@ -245,11 +266,13 @@ fn matvec_core(wg: vec3<u32>, lid: vec3<u32>) {
     var a3 = vec4<f32>(0.0);
     // Every lane runs the same number of steps (v >= vecs idles), so the lane
     // group is converged again at the subgroup reductions below.
-    for (var v0 = 0u; v0 < vecs; v0 += LANES) {
+    for (var v0 = v_begin; v0 < v_begin + part; v0 += LANES) {
         let v = v0 + lane;
         let cur = w;
-        if (v0 + LANES < vecs) { w = load_chunk(mc0, mc1, mc2, mc3, v + LANES, vecs, groups, vec_per_group); }
-        if (v < vecs) {
+        if (v0 + LANES < v_begin + part) {
+            w = load_chunk(mc0, mc1, mc2, mc3, v + LANES, v_end, vecs, groups, vec_per_group);
+        }
+        if (v < v_end) {
             let sc = vec4<f32>(cur.sm0.x, cur.sm1.x, cur.sm2.x, cur.sm3.x);
             let ofs = vec4<f32>(cur.sm0.y, cur.sm1.y, cur.sm2.y, cur.sm3.y);
             if (nr > 0u) { a0 += row_dot(in_row(wg.y, 0u), 0u, v, cur.q0, cur.q1, cur.q2, cur.q3, sc, ofs); }
@@ -260,15 +283,33 @@ fn matvec_core(wg: vec3<u32>, lid: vec3<u32>) {
     }
     // nr is uniform over the workgroup, so skipping the sums of absent rows keeps every
     // invocation's sequence of group_sum calls (and barriers) the same.
-    let s0 = group_sum(a0, t);
+    var s0 = group_sum(a0, t);
     var s1 = vec4<f32>(0.0);
     var s2 = vec4<f32>(0.0);
     var s3 = vec4<f32>(0.0);
     if (nr > 1u) { s1 = group_sum(a1, t); }
     if (nr > 2u) { s2 = group_sum(a2, t); }
     if (nr > 3u) { s3 = group_sum(a3, t); }
-    // Lane j writes column slot j (SWIGLU: lanes 0, 1 write gate * up).
-    if (lane >= writers || nr == 0u) { return; }
+    if (ksplit() > 1u) {
+        // The K parts' sums, added in part order by the first lane group of each slot.
+        if (lane == 0u) {
+            kpart[lg] = s0;
+            if (nr > 1u) { kpart[GROUPS + lg] = s1; }
+            if (nr > 2u) { kpart[2u * GROUPS + lg] = s2; }
+            if (nr > 3u) { kpart[3u * GROUPS + lg] = s3; }
+        }
+        workgroupBarrier();
+        if (kp == 0u) {
+            for (var i = 1u; i < ksplit(); i++) {
+                s0 += kpart[lg + i];
+                if (nr > 1u) { s1 += kpart[GROUPS + lg + i]; }
+                if (nr > 2u) { s2 += kpart[2u * GROUPS + lg + i]; }
+                if (nr > 3u) { s3 += kpart[3u * GROUPS + lg + i]; }
+            }
+        }
+    }
+    // Lane j of a slot's first lane group writes column slot j (SWIGLU: lanes 0, 1 write gate * up).
+    if (lane >= writers || nr == 0u || kp != 0u) { return; }
     let mc = my_mc;
     if (!live(mc)) { return; }
     emit(wg.y, 0u, lane, mc, s0, add0);

@@ -30,6 +30,8 @@ pub enum KernelId {
     AttentionRows,
     CausalConv,
     GatedDelta,
+    /// `GatedDelta` with the causal conv folded in (decode).
+    GatedDeltaConv,
     RmsNormGated,
     SigmoidGate,
     DualRmsNorm,
@@ -77,6 +79,8 @@ pub struct KernelSource {
     pub wg_reduce: bool,
     /// An INT4 matvec (`FusedMatvecParams`): its shape can be compiled in (`PipelineKey::dims`).
     pub shape_constants: bool,
+    /// Calls `gated_delta_core` (`GATED_DELTA_CORE`), defining its conv hooks.
+    pub delta_core: bool,
 }
 
 /// `group_sum` through subgroup operations, for adapters whose subgroups are exactly 32 wide.
@@ -90,6 +94,9 @@ pub const WG_REDUCE_SHARED: &str = include_str!("../../shaders/lib/wg_reduce_sha
 
 /// The body both INT4 matvec kernels share (they differ in bindings only).
 pub const MATVEC_INT4_CORE: &str = include_str!("../../shaders/lib/matvec_int4_core.wgsl");
+
+/// The recurrent gated delta rule both decode delta kernels share (they differ in the conv hooks).
+pub const GATED_DELTA_CORE: &str = include_str!("../../shaders/lib/gated_delta_core.wgsl");
 
 /// `erf_as`, for the kernels with an exact GELU.
 pub const ERF: &str = include_str!("../../shaders/lib/erf.wgsl");
@@ -111,6 +118,9 @@ impl KernelSource {
         if uses_erf(self.source) {
             return format!("{ERF}\n{}", self.source);
         }
+        if self.delta_core {
+            return format!("{GATED_DELTA_CORE}\n{}", self.source);
+        }
         if self.wg_reduce {
             let prelude = if subgroups32 { WG_REDUCE_SUBGROUP } else { WG_REDUCE_SHARED };
             return format!("{prelude}\n{}", self.source);
@@ -131,10 +141,13 @@ macro_rules! src {
             entry: $entry,
             params_fields: <$p>::FIELDS,
             params_size: std::mem::size_of::<$p>(),
-            specialized: is_int4_matvec($file) || $file.starts_with("attention_decode"),
+            specialized: is_int4_matvec($file)
+                || $file.starts_with("attention_decode")
+                || $file == "gated_delta_conv.wgsl",
             group_sum: is_int4_matvec($file),
             shape_constants: is_int4_matvec($file),
             wg_reduce: $file.len() == "attention_decode.wgsl".len() && $file.starts_with("attention_decode"),
+            delta_core: $file == "gated_delta.wgsl" || $file == "gated_delta_conv.wgsl",
         }
     };
 }
@@ -164,6 +177,7 @@ impl KernelId {
         KernelId::AttentionRows,
         KernelId::CausalConv,
         KernelId::GatedDelta,
+        KernelId::GatedDeltaConv,
         KernelId::RmsNormGated,
         KernelId::SigmoidGate,
         KernelId::DualRmsNorm,
@@ -222,6 +236,7 @@ impl KernelId {
             KernelId::AttentionRows => src!("attention_decode.wgsl", "attention_rows", AttentionDecodeParams),
             KernelId::CausalConv => src!("causal_conv.wgsl", "causal_conv", ConvParams),
             KernelId::GatedDelta => src!("gated_delta.wgsl", "gated_delta", DeltaParams),
+            KernelId::GatedDeltaConv => src!("gated_delta_conv.wgsl", "gated_delta_conv", DeltaParams),
             KernelId::RmsNormGated => src!("rmsnorm_gated.wgsl", "rmsnorm_gated", RmsNormParams),
             KernelId::SigmoidGate => src!("sigmoid_gate.wgsl", "sigmoid_gate", EltwiseParams),
             KernelId::DualRmsNorm => src!("dual_rmsnorm.wgsl", "dual_rmsnorm", DualNormParams),

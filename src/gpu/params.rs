@@ -68,7 +68,7 @@ gpu_params!(
 );
 gpu_params!(CopyParams { n_vec4: u32, pad0: u32, pad1: u32, pad2: u32 });
 gpu_params!(
-    /// The INT4 matvec kernels; `n3` is the fourth output segment of `matvec_fused_split_int4.wgsl`.
+    /// The INT4 matvec kernels; `n3`: the fourth matrix or output segment.
     FusedMatvecParams { n0: u32, n1: u32, n2: u32, k: u32, group: u32, flags: u32, eps: f32, n3: u32 }
 );
 gpu_params!(AttentionDecodeParams {
@@ -199,6 +199,8 @@ pub mod fused {
     pub const GATE: u32 = 4096;
     /// The plan runs one token per step (set by the executor, not the dispatch selection).
     pub const ONE_TOKEN: u32 = 8192;
+    /// Bits 14-15: log2 of the lane groups sharing each column's K (`dispatch::k_split`).
+    pub const KSPLIT_SHIFT: u32 = 14;
 }
 
 /// Flag bits of `attention_decode.wgsl`.

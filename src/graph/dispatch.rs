@@ -282,10 +282,13 @@ pub fn select_one(
                 Epilogue::None => b.push(Bind::Dummy),
                 Epilogue::Split(_) => unreachable!("lowered above"),
             }
-            if f.mats.is_empty() || f.mats.len() > 3 {
-                return Err(err(format!("{} matrices (1-3 supported)", f.mats.len())));
+            if f.mats.is_empty() || f.mats.len() > 4 {
+                return Err(err(format!("{} matrices (1-4 supported)", f.mats.len())));
             }
-            let mut ns = [0u32; 3];
+            if f.mats.get(3).is_some_and(|m| m.bias.is_some()) {
+                return Err(err("the fourth matrix of a fused matvec takes no bias".into()));
+            }
+            let mut ns = [0u32; 4];
             for (i, m) in f.mats.iter().enumerate() {
                 match bound(graph, m.w) {
                     Some(DeviceTensor::Int4 { rows, cols, group, .. }) if *cols == k && group % 32 == 0 => {
@@ -297,9 +300,11 @@ pub fn select_one(
                     }
                     _ => return Err(err(format!("weight '{}' is not an INT4 [_, {k}] matrix", graph.desc(m.w).label))),
                 }
-                b.extend([Bind::Q(m.w), Bind::Sm(m.w)]);
+                if i < 3 {
+                    b.extend([Bind::Q(m.w), Bind::Sm(m.w)]);
+                }
             }
-            for _ in f.mats.len()..3 {
+            for _ in f.mats.len().min(3)..3 {
                 b.extend([Bind::Dummy, Bind::Dummy]);
             }
             for i in 0..3 {
@@ -324,9 +329,16 @@ pub fn select_one(
                     }
                 }
             }
-            (p.n0, p.n1, p.n2) = (ns[0], ns[1], ns[2]);
+            // The fourth matrix's bindings come last (the kernel grew them after the first three).
+            match f.mats.get(3) {
+                Some(m) => b.extend([Bind::Q(m.w), Bind::Sm(m.w), Bind::Tensor(m.out)]),
+                None => b.extend([Bind::Dummy, Bind::Dummy, Bind::DummyOut]),
+            }
+            (p.n0, p.n1, p.n2, p.n3) = (ns[0], ns[1], ns[2], ns[3]);
             let cols = if matches!(f.epilogue, Epilogue::SwiGlu { .. }) { ns[0] } else { ns.iter().sum() };
-            let per_wg = if matches!(f.epilogue, Epilogue::SwiGlu { .. }) { FUSED_COLS / 2 } else { FUSED_COLS };
+            let (split, cols_per_wg) = k_split_layout(k);
+            p.flags |= split;
+            let per_wg = if matches!(f.epilogue, Epilogue::SwiGlu { .. }) { cols_per_wg / 2 } else { cols_per_wg };
             let grid = Grid { x: Dim::Fixed(cols.div_ceil(per_wg)), y: FUSED_ROW_BLOCKS };
             p.flags |= (f.mats.len() as u32) << 8;
             DispatchSpec { flags: p.flags, ..spec(KernelId::MatvecFusedInt4, bytes(p), b, grid) }
@@ -438,8 +450,29 @@ pub fn select_one(
 /// Batched decode (up to this many rows) uses the INT4 matvec kernel; prefill chunks, the tiled matmul.
 const INT4_MATVEC_MAX_ROWS: usize = MAX_BATCH_ROWS;
 
-/// Columns one workgroup of `matvec_fused_int4.wgsl` computes (GROUPS * CPG there).
+/// Columns one workgroup of `matvec_fused_int4.wgsl` computes (GROUPS * CPG there) when
+/// each lane group covers all of K.
 const FUSED_COLS: u32 = 32;
+
+/// Lane groups sharing each column's K (a power of two up to 8): every lane group walks at
+/// most 64 vec4 words (K 2048) in two steps of its 32 lanes, so a deep matvec runs as
+/// more, shorter workgroups (H200: K 4096 at 1 workgroup per 32 columns fell to a third of
+/// the bandwidth with the new shapes compiled in). Flag bits 14-15 hold its log2.
+pub(crate) fn k_split(k: usize) -> u32 {
+    let vecs = k.div_ceil(32);
+    if vecs <= 64 {
+        1
+    } else {
+        (vecs.div_ceil(64).next_power_of_two() as u32).min(8)
+    }
+}
+
+/// The K-split flag bits and columns per workgroup of an INT4 matvec over K.
+fn k_split_layout(k: usize) -> (u32, u32) {
+    let s = k_split(k);
+    (s.trailing_zeros() << params::fused::KSPLIT_SHIFT, FUSED_COLS / s)
+}
+
 /// Row blocks of that kernel: ROWS input rows per workgroup.
 const FUSED_ROW_BLOCKS: Dim = Dim::Tokens { mul: 1, div: 4 };
 
@@ -457,7 +490,8 @@ fn int4_matvec(
     group: usize,
     last_row: bool,
 ) -> DispatchSpec {
-    let mut flags = 1 << 8;
+    let (split, cols_per_wg) = k_split_layout(k);
+    let mut flags = 1 << 8 | split;
     if bias.is_some() {
         flags |= params::fused::BIAS0;
     }
@@ -467,7 +501,7 @@ fn int4_matvec(
     let p = params::FusedMatvecParams { n0: n as u32, k: k as u32, group: group as u32, flags, ..Default::default() };
     let b = vec![Bind::Tensor(x), Bind::Q(wt), Bind::Sm(wt), bias.map_or(Bind::Dummy, Bind::Tensor), Bind::Tensor(out)];
     let y = if last_row { Dim::Fixed(1) } else { FUSED_ROW_BLOCKS };
-    let grid = Grid { x: Dim::Fixed((n as u32).div_ceil(FUSED_COLS)), y };
+    let grid = Grid { x: Dim::Fixed((n as u32).div_ceil(cols_per_wg)), y };
     DispatchSpec { kernel: KernelId::MatvecInt4, op_index: index, params: bytes(p), bindings: b, grid, flags }
 }
 
@@ -500,10 +534,11 @@ fn split_matvec(
     }
     (p.n0, p.n1, p.n2, p.n3) = (ns[0], ns[1], ns[2], ns[3]);
     p.group = group as u32;
-    p.flags |= (widths.len() as u32) << 8;
+    let (split, cols_per_wg) = k_split_layout(k);
+    p.flags |= (widths.len() as u32) << 8 | split;
     b.extend([Bind::Q(m.w), Bind::Sm(m.w)]);
     b.extend((0..4).map(|i| outs[i].map_or(Bind::DummyOut, Bind::Tensor)));
-    let grid = Grid { x: Dim::Fixed((rows as u32).div_ceil(FUSED_COLS)), y: FUSED_ROW_BLOCKS };
+    let grid = Grid { x: Dim::Fixed((rows as u32).div_ceil(cols_per_wg)), y: FUSED_ROW_BLOCKS };
     Ok(DispatchSpec {
         kernel: KernelId::MatvecSplitInt4,
         op_index: index,

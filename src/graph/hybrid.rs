@@ -8,17 +8,26 @@ use super::ir::{DeviceTensor, Graph, Storage, TensorId};
 use crate::gpu::params;
 use crate::gpu::KernelId;
 
-/// Causal depthwise conv1d over time + SiLU; `state` holds each channel's last
-/// `kernel - 1` inputs and is updated in place.
+/// Causal depthwise conv1d over time + SiLU; `state` is a ring of each channel's last
+/// `kernel` inputs (slot `pos % kernel` holds position `pos`), updated in place.
 #[derive(Debug, Clone, Copy, serde::Serialize)]
 pub struct CausalConv {
     pub x: TensorId,
     /// [channels, kernel] f32.
     pub weight: TensorId,
-    /// [channels, kernel - 1] f32, read and written.
+    /// [channels, kernel] f32 ring, read and written.
     pub state: TensorId,
     pub out: TensorId,
     pub channels: usize,
+    pub kernel: usize,
+}
+
+/// A `CausalConv` folded into the decode `GatedDelta` that reads it (the `delta_conv` pass):
+/// the delta kernel convolves the channels it reads from the raw `qkv`.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct DeltaConv {
+    pub weight: TensorId,
+    pub state: TensorId,
     pub kernel: usize,
 }
 
@@ -34,7 +43,7 @@ pub struct DeltaShape {
 /// beta = sigmoid(b), decay = exp(-exp(A_log) softplus(a + dt_bias)).
 #[derive(Debug, Clone, Copy, serde::Serialize)]
 pub struct GatedDelta {
-    /// Conv output rows [q | k | v].
+    /// Conv output rows [q | k | v] (with `conv`: its input rows).
     pub qkv: TensorId,
     pub a: TensorId,
     pub b: TensorId,
@@ -44,6 +53,7 @@ pub struct GatedDelta {
     pub state: TensorId,
     pub out: TensorId,
     pub attrs: DeltaShape,
+    pub conv: Option<DeltaConv>,
 }
 
 /// `out = rmsnorm(x) * w * silu(z)` over rows of `dim`.
@@ -77,10 +87,14 @@ impl CausalConv {
 
 impl GatedDelta {
     pub fn reads(&self) -> Vec<TensorId> {
-        vec![self.qkv, self.a, self.b, self.a_log, self.dt_bias, self.state]
+        let mut r = vec![self.qkv, self.a, self.b, self.a_log, self.dt_bias, self.state];
+        r.extend(self.conv.iter().flat_map(|c| [c.weight, c.state]));
+        r
     }
     pub fn writes(&self) -> Vec<TensorId> {
-        vec![self.state, self.out]
+        let mut w = vec![self.state, self.out];
+        w.extend(self.conv.map(|c| c.state));
+        w
     }
 }
 
@@ -113,8 +127,8 @@ pub fn select_conv(graph: &Graph, index: usize, c: &CausalConv) -> Result<Dispat
     if f32_len(graph, c.weight) != Some(c.channels * c.kernel) {
         return Err(err(format!("conv weight is not an f32 [{}, {}]", c.channels, c.kernel)));
     }
-    if f32_len(graph, c.state) != Some(c.channels * (c.kernel - 1)) {
-        return Err(err(format!("conv state is not an f32 [{}, {}]", c.channels, c.kernel - 1)));
+    if f32_len(graph, c.state) != Some(c.channels * c.kernel) {
+        return Err(err(format!("conv state is not an f32 [{}, {}]", c.channels, c.kernel)));
     }
     let p = params::ConvParams { channels: c.channels as u32, kernel: c.kernel as u32, ..Default::default() };
     let b = [c.x, c.weight, c.state, c.out].map(Bind::Tensor).to_vec();
@@ -147,13 +161,28 @@ pub fn select_delta(
         params::DeltaParams { k_heads: s.k_heads as u32, v_heads: s.v_heads as u32, dk: s.dk as u32, dv: s.dv as u32 };
     let b = [d.qkv, d.a, d.b, d.a_log, d.dt_bias, d.state, d.out].map(Bind::Tensor).to_vec();
     if max_tokens > 1 {
+        if d.conv.is_some() {
+            // The ring read in gated_delta.wgsl holds for one token per step only.
+            return Err(err("a fused conv needs a one-token (decode) plan".into()));
+        }
         // gated_delta_chunked.wgsl: DVB = 32 value columns per workgroup.
         let grid = Grid { x: Dim::Fixed(s.v_heads as u32), y: Dim::Fixed(s.dv.div_ceil(32) as u32) };
         return Ok(spec(KernelId::GatedDeltaChunked, index, bytes(p), b, grid));
     }
     // gated_delta.wgsl: 32 value columns per workgroup.
     let grid = Grid { x: Dim::Fixed(s.v_heads as u32), y: Dim::Fixed(s.dv.div_ceil(32) as u32) };
-    Ok(spec(KernelId::GatedDelta, index, bytes(p), b, grid))
+    let Some(c) = d.conv else { return Ok(spec(KernelId::GatedDelta, index, bytes(p), b, grid)) };
+    let channels = 2 * s.k_heads * s.dk + s.v_heads * s.dv;
+    if c.kernel < 1 || c.kernel > 15 {
+        return Err(err(format!("conv kernel {} (1-15 supported)", c.kernel)));
+    }
+    if f32_len(graph, c.weight) != Some(channels * c.kernel) || f32_len(graph, c.state) != Some(channels * c.kernel) {
+        return Err(err(format!("conv weight/state are not f32 [{channels}, {}]", c.kernel)));
+    }
+    let mut b = b;
+    b.extend([Bind::Tensor(c.weight), Bind::Tensor(c.state)]);
+    // The conv width is the pipeline constant FLAGS of gated_delta_conv.wgsl.
+    Ok(DispatchSpec { flags: c.kernel as u32, ..spec(KernelId::GatedDeltaConv, index, bytes(p), b, grid) })
 }
 
 pub fn select_norm_gated(graph: &Graph, index: usize, n: &RmsNormGated) -> Result<DispatchSpec, SelectError> {

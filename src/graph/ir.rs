@@ -122,7 +122,7 @@ pub enum Op {
     /// Greedy token from one row of logits into `out[0]`; with `last_row`, the step's last row. Logits with
     /// one row per token and `last_row == false` (batched decode) give one token per row: `out[r]`.
     Argmax { logits: TensorId, out: TensorId, last_row: bool },
-    /// Decode matvec over 1-3 INT4 matrices sharing `x`, with an optional
+    /// Decode matvec over 1-4 INT4 matrices sharing `x`, with an optional
     /// RMSNorm prologue and a residual or SwiGLU epilogue (fusion passes).
     FusedMatvec(FusedMatvec),
     /// Decode attention fused with q/k norms, rope and the KV append.

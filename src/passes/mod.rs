@@ -6,6 +6,7 @@
 
 mod add_rmsnorm;
 mod attention_decode;
+mod delta_conv;
 mod dual_rmsnorm;
 mod gated_o_proj;
 mod norm_matvec;
@@ -44,6 +45,8 @@ pub struct FusionConfig {
     pub quad_matvec: bool,
     /// The attention output gate sigmoid(gate) * attn as the o_proj matvec's prologue.
     pub gated_o_proj: bool,
+    /// The DeltaNet causal conv computed inside the decode gated delta kernel.
+    pub delta_conv: bool,
     /// Pretend the device allows at most this many storage buffers per stage
     /// (tests the skip path; never raises the real limit).
     pub max_storage_buffers: Option<u32>,
@@ -63,6 +66,7 @@ impl Default for FusionConfig {
             dual_rmsnorm: true,
             quad_matvec: true,
             gated_o_proj: true,
+            delta_conv: true,
             max_storage_buffers: None,
         }
     }
@@ -82,6 +86,7 @@ impl FusionConfig {
             dual_rmsnorm: false,
             quad_matvec: false,
             gated_o_proj: false,
+            delta_conv: false,
             max_storage_buffers: None,
         }
     }
@@ -107,7 +112,7 @@ pub fn run(graph: &mut Graph, cfg: &FusionConfig, mut limits: PassLimits) -> Vec
         limits.max_storage_buffers_per_stage = limits.max_storage_buffers_per_stage.min(cap);
     }
     type Pass = fn(&mut Graph, &PassLimits) -> PassReport;
-    let passes: [(bool, Pass); 11] = [
+    let passes: [(bool, Pass); 12] = [
         (cfg.attention_decode, attention_decode::run),
         (cfg.dual_rmsnorm, dual_rmsnorm::run),
         // Before shared_input_matvec, which would take the in_proj matmul alone.
@@ -120,6 +125,7 @@ pub fn run(graph: &mut Graph, cfg: &FusionConfig, mut limits: PassLimits) -> Vec
         (cfg.residual_epilogue, residual_epilogue::run),
         (cfg.gated_o_proj, gated_o_proj::run),
         (cfg.short_conv_state, short_conv_state::run),
+        (cfg.delta_conv, delta_conv::run),
     ];
     passes.into_iter().filter(|(on, _)| *on).map(|(_, pass)| pass(graph, &limits)).collect()
 }

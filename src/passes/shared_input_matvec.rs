@@ -1,6 +1,6 @@
-//! Decode matmuls over INT4 weights become `FusedMatvec`s; up to three that
-//! read the same input (q/k/v, gate/up) share one dispatch, so x is read once
-//! and one launch replaces three.
+//! Decode matmuls over INT4 weights become `FusedMatvec`s; up to four that
+//! read the same input (q/k/v, gate/up, Qwen3.5's q/gate/k/v) share one dispatch,
+//! so x is read once and one launch replaces four.
 
 use super::{fuse, PassLimits, PassReport};
 use crate::graph::ir::{DeviceTensor, Epilogue, FusedMatvec, Graph, MatOut, Op, Storage, TensorId};
@@ -31,14 +31,14 @@ pub fn run(g: &mut Graph, limits: &PassLimits) -> PassReport {
             .ops
             .iter()
             .enumerate()
-            // Skip siblings already tried: with four or more siblings and a failed
-            // fuse, re-taking the same three would loop forever.
+            // Skip siblings already tried: with five or more siblings and a failed
+            // fuse, re-taking the same four would loop forever.
             .filter(|(_, op)| {
                 matches!(op, Op::MatMul { x: x2, w: w2, out: o2, .. }
                     if *x2 == x && int4_shape(g, *w2) == shape && !done.contains(o2))
             })
             .map(|(i, _)| i)
-            .take(3)
+            .take(4)
             .collect();
         let mats: Vec<MatOut> = group
             .iter()

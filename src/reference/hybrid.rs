@@ -10,28 +10,28 @@ fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + (-x).exp())
 }
 
-/// Causal depthwise conv + SiLU over `x` [T, C] with weights [C, K], starting
-/// from `state` [C, K-1] (oldest input first), which is updated in place.
-pub fn causal_conv(x: &[f32], w: &[f32], state: &mut [f32], channels: usize, kernel: usize) -> Vec<f32> {
-    let km1 = kernel - 1;
+/// Causal depthwise conv + SiLU over `x` [T, C] with weights [C, K] at positions
+/// `pos0..`, reading earlier inputs from `state` [C, K], a ring (slot Q % K holds the
+/// input at position Q; before position 0 the input is 0), which is updated in place.
+pub fn causal_conv(x: &[f32], w: &[f32], state: &mut [f32], channels: usize, kernel: usize, pos0: usize) -> Vec<f32> {
     let t_len = x.len() / channels;
     let mut out = vec![0f32; x.len()];
     for c in 0..channels {
-        let mut win: Vec<f32> = state[c * km1..(c + 1) * km1].to_vec();
+        let input = |q: usize| if q >= pos0 { x[(q - pos0) * channels + c] } else { state[c * kernel + q % kernel] };
         for t in 0..t_len {
-            let xin = x[t * channels + c];
+            let pos = pos0 + t;
             let mut acc = 0f32;
-            for (j, v) in win.iter().enumerate() {
+            for j in 0..kernel - 1 {
+                let back = kernel - 1 - j;
+                let v = if back <= pos { input(pos - back) } else { 0.0 };
                 acc += w[c * kernel + j] * v;
             }
-            acc += w[c * kernel + km1] * xin;
+            acc += w[c * kernel + kernel - 1] * x[t * channels + c];
             out[t * channels + c] = silu(acc);
-            if km1 > 0 {
-                win.remove(0);
-                win.push(xin);
-            }
         }
-        state[c * km1..(c + 1) * km1].copy_from_slice(&win);
+        for t in t_len.saturating_sub(kernel)..t_len {
+            state[c * kernel + (pos0 + t) % kernel] = x[t * channels + c];
+        }
     }
     out
 }

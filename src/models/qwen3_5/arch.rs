@@ -74,12 +74,7 @@ impl TextArch for Qwen35Arch {
                     v_cache: DeviceTensor::zeros(gpu, &format!("v_cache.{i}"), kv_len, c.head_dim)?,
                 },
                 LayerKind::Linear => LayerState::Recurrent(vec![
-                    DeviceTensor::zeros(
-                        gpu,
-                        &format!("conv_state.{i}"),
-                        c.conv_dim() * (c.conv_kernel - 1),
-                        c.conv_kernel - 1,
-                    )?,
+                    DeviceTensor::zeros(gpu, &format!("conv_state.{i}"), c.conv_dim() * c.conv_kernel, c.conv_kernel)?,
                     DeviceTensor::zeros(gpu, &format!("delta_state.{i}"), c.v_heads * c.dk * c.dv, c.dv)?,
                 ]),
             });

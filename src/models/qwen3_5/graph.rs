@@ -61,7 +61,17 @@ fn delta(
     }));
     let core = act(g, "delta", c.value_dim());
     let attrs = DeltaShape { k_heads: c.k_heads, v_heads: c.v_heads, dk: c.dk, dv: c.dv };
-    g.push(Op::GatedDelta(GatedDelta { qkv: conv, a, b, a_log, dt_bias, state: delta_state, out: core, attrs }));
+    g.push(Op::GatedDelta(GatedDelta {
+        qkv: conv,
+        a,
+        b,
+        a_log,
+        dt_bias,
+        state: delta_state,
+        out: core,
+        attrs,
+        conv: None,
+    }));
     let gated = act(g, "delta_normed", c.value_dim());
     g.push(Op::RmsNormGated(RmsNormGated {
         x: core,
