@@ -14,6 +14,18 @@ fn f32t(g: &mut Graph, label: &str, data: &[f32], cols: usize) -> TensorId {
     g.bound(label, DeviceTensor::f32(&gpu(), label, data, cols).unwrap())
 }
 
+/// Activations a test fills per step: for each (name, width) a bound source tensor of `rows` rows
+/// (filled with `write`) and the activation `src + 0` (an op output, as the kernels' inputs are).
+fn step_inputs<const N: usize>(g: &mut Graph, inputs: [(&str, usize); N], rows: usize) -> [(TensorId, TensorId); N] {
+    inputs.map(|(name, w)| {
+        let src = f32t(g, &format!("src_{name}"), &vec![0.0; rows * w], w);
+        let zeros = f32t(g, &format!("z_{name}"), &vec![0.0; rows * w], w);
+        let out = g.activation(name, w, Rows::Tokens);
+        g.push(Op::Add { a: src, b: zeros, out });
+        (src, out)
+    })
+}
+
 /// Writes `data` into the activation buffer of `t` (the op's input for this step).
 fn write(plan: &Plan, t: TensorId, data: &[f32]) {
     gpu().queue.write_buffer(plan.buffer(t), 0, bytemuck::cast_slice(data));
@@ -85,18 +97,8 @@ fn gated_delta_carries_state_across_steps() {
         let mut state = randn(&mut r, v_heads * dk * dv);
         let max = steps[0].max(steps[1]);
         let mut g = Graph::default();
-        let zeros = |g: &mut Graph, n: &str, w: usize| f32t(g, n, &vec![0.0; max * w], w);
-        let (src_qkv, z_qkv) = (zeros(&mut g, "src_qkv", width), zeros(&mut g, "z_qkv", width));
-        let (src_a, z_a) = (zeros(&mut g, "src_a", v_heads), zeros(&mut g, "z_a", v_heads));
-        let (src_b, z_b) = (zeros(&mut g, "src_b", v_heads), zeros(&mut g, "z_b", v_heads));
-        let (qkv, a, b) = (
-            g.activation("qkv", width, Rows::Tokens),
-            g.activation("a", v_heads, Rows::Tokens),
-            g.activation("b", v_heads, Rows::Tokens),
-        );
-        g.push(Op::Add { a: src_qkv, b: z_qkv, out: qkv });
-        g.push(Op::Add { a: src_a, b: z_a, out: a });
-        g.push(Op::Add { a: src_b, b: z_b, out: b });
+        let [(src_qkv, qkv), (src_a, a), (src_b, b)] =
+            step_inputs(&mut g, [("qkv", width), ("a", v_heads), ("b", v_heads)], max);
         let (alt, dtt) = (f32t(&mut g, "a_log", &a_log, v_heads), f32t(&mut g, "dt_bias", &dt_bias, v_heads));
         let st = f32t(&mut g, "state", &state, dv);
         let out = g.activation("out", v_heads * dv, Rows::Tokens);
@@ -134,18 +136,8 @@ fn gated_delta_with_fused_conv_matches_conv_then_delta() {
         let mut conv_state = vec![0.0; width * kernel];
         let mut state = randn(&mut r, v_heads * dk * dv);
         let mut g = Graph::default();
-        let zeros = |g: &mut Graph, n: &str, w: usize| f32t(g, n, &vec![0.0; w], w);
-        let (src_x, z_x) = (zeros(&mut g, "src_x", width), zeros(&mut g, "z_x", width));
-        let (src_a, z_a) = (zeros(&mut g, "src_a", v_heads), zeros(&mut g, "z_a", v_heads));
-        let (src_b, z_b) = (zeros(&mut g, "src_b", v_heads), zeros(&mut g, "z_b", v_heads));
-        let (x, a, b) = (
-            g.activation("x", width, Rows::Tokens),
-            g.activation("a", v_heads, Rows::Tokens),
-            g.activation("b", v_heads, Rows::Tokens),
-        );
-        g.push(Op::Add { a: src_x, b: z_x, out: x });
-        g.push(Op::Add { a: src_a, b: z_a, out: a });
-        g.push(Op::Add { a: src_b, b: z_b, out: b });
+        let [(src_x, x), (src_a, a), (src_b, b)] =
+            step_inputs(&mut g, [("x", width), ("a", v_heads), ("b", v_heads)], 1);
         let (alt, dtt) = (f32t(&mut g, "a_log", &a_log, v_heads), f32t(&mut g, "dt_bias", &dt_bias, v_heads));
         let (cw, cs) = (f32t(&mut g, "conv_w", &conv_w, kernel), f32t(&mut g, "conv_state", &conv_state, kernel));
         let st = f32t(&mut g, "state", &state, dv);
