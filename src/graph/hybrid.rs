@@ -162,7 +162,7 @@ pub fn select_delta(
     let b = [d.qkv, d.a, d.b, d.a_log, d.dt_bias, d.state, d.out].map(Bind::Tensor).to_vec();
     if max_tokens > 1 {
         if d.conv.is_some() {
-            // The ring read in gated_delta.wgsl holds for one token per step only.
+            // gated_delta_conv.wgsl reads the window from the ring alone: one token per step.
             return Err(err("a fused conv needs a one-token (decode) plan".into()));
         }
         // gated_delta_chunked.wgsl: DVB = 32 value columns per workgroup.
