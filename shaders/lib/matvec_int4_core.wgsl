@@ -24,7 +24,7 @@ const GATE: u32 = 4096u;
 // The plan never runs more than one token (a single sequence's decode plan):
 // n_tokens is 1 without reading the step uniform.
 const ONE_TOKEN: u32 = 8192u;
-// Bits 14-15: log2 S, the lane groups sharing each column's K (dispatch::k_split): lane
+// Bits 14-15: log2 S, the lane groups sharing each column's K (dispatch::k_split_layout): lane
 // group lg computes columns of slot lg / S over the K part lg % S, and the S partial sums
 // meet in workgroup memory. A workgroup then covers GROUPS / S * CPG columns.
 fn ksplit() -> u32 { return 1u << ((FLAGS >> 14u) & 3u); }
@@ -127,6 +127,11 @@ fn in_row(wgy: u32, r: u32) -> u32 {
     return wgy * ROWS + r;
 }
 
+// Whether matrix m has a bias: only the first three can (BIAS0 << 3 would be LAST_ROW).
+fn has_bias(m: u32) -> bool {
+    return m < 3u && (FLAGS & (BIAS0 << m)) != 0u;
+}
+
 fn live(mc: vec2<u32>) -> bool {
     return mc.y < height(mc.x);
 }
@@ -164,7 +169,7 @@ fn out_row_of(wgy: u32, r: u32) -> u32 {
 fn addends(wgy: u32, r: u32, mc: vec2<u32>) -> vec2<f32> {
     var a = vec2<f32>(0.0);
     if ((FLAGS & SWIGLU) != 0u) { return a; }
-    if (mc.x < 3u && (FLAGS & (BIAS0 << mc.x)) != 0u) { a.x = bias_at(mc.x, mc.y); }
+    if (has_bias(mc.x)) { a.x = bias_at(mc.x, mc.y); }
     if (mc.x == 0u && (FLAGS & RESID) != 0u) { a.y = resid_at(out_row_of(wgy, r) * dim_n0() + mc.y); }
     return a;
 }
@@ -184,7 +189,7 @@ fn emit(wgy: u32, r: u32, j: u32, mc: vec2<u32>, sr: vec4<f32>, add: vec2<f32>) 
         store(0u, out_row * dim_n0() + c, (g / (1.0 + exp(-g))) * u);
     } else {
         var val = d;
-        if (m < 3u && (FLAGS & (BIAS0 << m)) != 0u) { val += add.x; }
+        if (has_bias(m)) { val += add.x; }
         if (m == 0u && (FLAGS & RESID) != 0u) { val += add.y; }
         store(m, out_row * height(m) + c, val);
     }

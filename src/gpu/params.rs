@@ -199,7 +199,7 @@ pub mod fused {
     pub const GATE: u32 = 4096;
     /// The plan runs one token per step (set by the executor, not the dispatch selection).
     pub const ONE_TOKEN: u32 = 8192;
-    /// Bits 14-15: log2 of the lane groups sharing each column's K (`dispatch::k_split`).
+    /// Bits 14-15: log2 of the lane groups sharing each column's K (`dispatch::k_split_layout`).
     pub const KSPLIT_SHIFT: u32 = 14;
 }
 
