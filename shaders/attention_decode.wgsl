@@ -39,6 +39,9 @@ override FLAGS: u32 = 0u;
 const QK_NORM: u32 = 1u;
 const INTERLEAVED: u32 = 2u;
 const PREPARED: u32 = 4u;
+// attention_decode_o only: log2(o_proj group / 32) in bits 4-5, o_proj outputs / 4 in bits 8-20.
+fn o_group() -> u32 { return 32u << ((FLAGS >> 4u) & 3u); }
+fn o_quads() -> u32 { return (FLAGS >> 8u) & 0x1fffu; }
 const WG: u32 = 256u;
 const NEG: f32 = -3.4028235e38;
 var<workgroup> qs: array<f32, 256>;
@@ -50,6 +53,8 @@ const CHUNK: u32 = 1024u;
 var<workgroup> probs: array<f32, CHUNK>;
 // Per-thread partial outputs (vec4 column, key slice) combined at the end.
 var<workgroup> part: array<vec4<f32>, 256>;
+// This head's output (attention_decode_o multiplies it into o_proj).
+var<workgroup> head_out: array<vec4<f32>, 64>;
 
 // The q_norm / k_norm sum in rmsnorm.wgsl's tree order on every adapter, so fused and
 // unfused decode agree to the bit (reduce_sum's order depends on the adapter's subgroups).
@@ -294,10 +299,74 @@ fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32) {
         var o = vec4<f32>(0.0);
         for (var i = 0u; i < slices; i++) { o += part[i * hd4 + t]; }
         o = o / l;
+        head_out[t] = o;
         let ob = qrow + h * hd + 4u * t;
         out[ob] = o.x;
         out[ob + 1u] = o.y;
         out[ob + 2u] = o.z;
         out[ob + 3u] = o.w;
+    }
+}
+
+// Attention, then this head's slice of o_proj: o_proj's K is the heads' outputs side by
+// side, so head h owns its words h * hd / 32 .. (h + 1) * hd / 32, and
+//   o_part[word][quad] = word_dot(head output, o_proj columns 4 quad .. 4 quad + 4 at word)
+// for every output column quad: one word of o_proj's K per row, which the next matvec's
+// PARTIALS_IN prologue adds to the residual in the plain matvec's order. The o_proj
+// matvec then costs no dispatch of its own. (out is still written; nothing reads it.)
+@group(0) @binding(11) var<storage, read> o_q: array<vec4<u32>>;
+@group(0) @binding(12) var<storage, read> o_sm: array<vec2<f32>>;
+@group(0) @binding(13) var<storage, read_write> o_part: array<vec4<f32>>;
+
+struct OWords {
+    q0: vec4<u32>, q1: vec4<u32>, q2: vec4<u32>, q3: vec4<u32>,
+    sm0: vec2<f32>, sm1: vec2<f32>, sm2: vec2<f32>, sm3: vec2<f32>,
+}
+
+// Columns 4 quad .. 4 quad + 4 of o_proj at word `word` of its K.
+fn o_words(quad: u32, word: u32) -> OWords {
+    let vecs = p.n_heads * p.head_dim / 32u;
+    let groups = p.n_heads * p.head_dim / o_group();
+    let gv = word / (o_group() / 32u);
+    let c = 4u * quad;
+    var r: OWords;
+    r.q0 = o_q[c * vecs + word];
+    r.q1 = o_q[(c + 1u) * vecs + word];
+    r.q2 = o_q[(c + 2u) * vecs + word];
+    r.q3 = o_q[(c + 3u) * vecs + word];
+    r.sm0 = o_sm[c * groups + gv];
+    r.sm1 = o_sm[(c + 1u) * groups + gv];
+    r.sm2 = o_sm[(c + 2u) * groups + gv];
+    r.sm3 = o_sm[(c + 3u) * groups + gv];
+    return r;
+}
+
+// grid: (n_heads, 1); task i of a head: word i % (hd / 32) of column quad i / (hd / 32), so
+// neighbouring threads read neighbouring words of one column.
+@compute @workgroup_size(256)
+fn attention_decode_o(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    let t = lid.x;
+    let h = wg.x;
+    let wph = p.head_dim / 32u;
+    let tasks = wph * o_quads();
+    // A thread's first two tasks' weights are requested before the attention, so their
+    // latency hides in it (SmolLM2: 288 tasks on 256 threads).
+    var first: OWords;
+    var second: OWords;
+    if (t < tasks) { first = o_words(t / wph, h * wph + t % wph); }
+    if (t + WG < tasks) { second = o_words((t + WG) / wph, h * wph + (t + WG) % wph); }
+    attend(h, t, 0u, 0u, step.pos0);
+    workgroupBarrier();
+    for (var i = t; i < tasks; i += WG) {
+        let quad = i / wph;
+        let w = i % wph;
+        var c = first;
+        if (i == t + WG) { c = second; } else if (i != t) { c = o_words(quad, h * wph + w); }
+        let x = 8u * w;
+        o_part[(h * wph + w) * o_quads() + quad] = word_dot(
+            head_out[x], head_out[x + 1u], head_out[x + 2u], head_out[x + 3u],
+            head_out[x + 4u], head_out[x + 5u], head_out[x + 6u], head_out[x + 7u],
+            c.q0, c.q1, c.q2, c.q3,
+            vec4<f32>(c.sm0.x, c.sm1.x, c.sm2.x, c.sm3.x), vec4<f32>(c.sm0.y, c.sm1.y, c.sm2.y, c.sm3.y));
     }
 }

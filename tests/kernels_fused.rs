@@ -55,7 +55,14 @@ fn fused_matvec_norm_up_to_four_matrices_bias() {
             mats.push(MatOut { w, bias, out });
         }
         let norm = Some(NormPrologue { weight: nwt, eps: 1e-5, add_unit });
-        g.push(Op::FusedMatvec(FusedMatvec { x: xt, norm, gate: None, mats, epilogue: Epilogue::None }));
+        g.push(Op::FusedMatvec(FusedMatvec {
+            x: xt,
+            norm,
+            gate: None,
+            partials_in: None,
+            mats,
+            epilogue: Epilogue::None,
+        }));
         g.outputs.extend(want.iter().map(|w| w.0));
         let plan = run(g, 0);
         for (out, w) in want {
@@ -92,11 +99,19 @@ fn fused_matvec_swiglu_and_residual_epilogues() {
             x: xt,
             norm: None,
             gate: None,
+            partials_in: None,
             mats,
             epilogue: Epilogue::SwiGlu { out: s },
         }));
         let mats = vec![MatOut { w: wo, bias: None, out: y }];
-        g.push(Op::FusedMatvec(FusedMatvec { x: xt, norm: None, gate: None, mats, epilogue: Epilogue::Residual(rt) }));
+        g.push(Op::FusedMatvec(FusedMatvec {
+            x: xt,
+            norm: None,
+            gate: None,
+            partials_in: None,
+            mats,
+            epilogue: Epilogue::Residual(rt),
+        }));
         g.outputs.extend([s, y]);
         let plan = run(g, 0);
         let want_s = reference::swiglu(&reference::matmul(&x, &gd, None, k), &reference::matmul(&x, &ud, None, k));
@@ -201,17 +216,32 @@ fn fused_matvec_many_rows() {
         );
         let norm = Some(NormPrologue { weight: nwt, eps: 1e-5, add_unit: false });
         let mats = vec![MatOut { w: wa, bias: None, out: ya }, MatOut { w: wb, bias: None, out: yb }];
-        g.push(Op::FusedMatvec(FusedMatvec { x: xt, norm, gate: None, mats, epilogue: Epilogue::None }));
+        g.push(Op::FusedMatvec(FusedMatvec {
+            x: xt,
+            norm,
+            gate: None,
+            partials_in: None,
+            mats,
+            epilogue: Epilogue::None,
+        }));
         let mats = vec![MatOut { w: wa, bias: None, out: ya }, MatOut { w: wo, bias: None, out: yb }];
         g.push(Op::FusedMatvec(FusedMatvec {
             x: xt,
             norm: None,
             gate: None,
+            partials_in: None,
             mats,
             epilogue: Epilogue::SwiGlu { out: s },
         }));
         let mats = vec![MatOut { w: wo, bias: None, out: y }];
-        g.push(Op::FusedMatvec(FusedMatvec { x: xt, norm: None, gate: None, mats, epilogue: Epilogue::Residual(rt) }));
+        g.push(Op::FusedMatvec(FusedMatvec {
+            x: xt,
+            norm: None,
+            gate: None,
+            partials_in: None,
+            mats,
+            epilogue: Epilogue::Residual(rt),
+        }));
         g.outputs.extend([ya, yb, s, y]);
         let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: rows, ..Default::default() }).unwrap();
         plan.poison_activations();

@@ -192,7 +192,14 @@ fn split_matvec_and_split_cols() {
         }
         let unused = g.activation("unused", total, Rows::Tokens);
         let mats = vec![MatOut { w: wt, bias: None, out: unused }];
-        g.push(Op::FusedMatvec(FusedMatvec { x: xt, norm: None, gate: None, mats, epilogue: Epilogue::Split(routed) }));
+        g.push(Op::FusedMatvec(FusedMatvec {
+            x: xt,
+            norm: None,
+            gate: None,
+            partials_in: None,
+            mats,
+            epilogue: Epilogue::Split(routed),
+        }));
         g.push(Op::MatMul { x: xt, w: wt, bias: None, out: proj, last_row: false });
         g.push(Op::SplitCols { x: proj, outs: split.clone() });
         g.outputs.extend(fused.iter().chain(&split));
@@ -227,7 +234,14 @@ fn gate_prologue_matches_sigmoid_gate_then_matvec() {
         let wt = g.bound("w", DeviceTensor::int4(&gpu(), "w", &q).unwrap());
         let y = g.activation("y", n, Rows::Tokens);
         let mats = vec![MatOut { w: wt, bias: None, out: y }];
-        let f = FusedMatvec { x: xt, norm: None, gate: Some(gt), mats, epilogue: Epilogue::Residual(rt) };
+        let f = FusedMatvec {
+            x: xt,
+            norm: None,
+            gate: Some(gt),
+            partials_in: None,
+            mats,
+            epilogue: Epilogue::Residual(rt),
+        };
         g.push(Op::FusedMatvec(f));
         g.outputs.push(y);
         let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: rows, ..Default::default() }).unwrap();

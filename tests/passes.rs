@@ -46,12 +46,17 @@ fn decode_dispatch_list_snapshots() {
         assert_eq!(got, want, "{name}: decode dispatch list changed (GERBIL_UPDATE_SNAPSHOTS=1 to accept)");
         // Per layer: norm + q/k/v (or in_proj + short conv), attention, o + residual,
         // norm + gate/up + SwiGLU, down + residual; plus embed, final norm + lm_head,
-        // the two argmax stages.
+        // the two argmax stages. Less a dispatch for each o_proj or down projection the partial-sum
+        // passes folded into attention or the MLP.
         let layers = m.arch.layers();
-        assert_eq!(s.decode_dispatches(), 5 * layers + 4, "{name}: default fusion, 5 per layer");
+        let folded = |s: &Session| -> usize {
+            s.pass_reports.iter().filter(|r| r.pass.ends_with("_partials")).map(|r| r.fused).sum()
+        };
+        let folded_default = folded(&s);
+        assert_eq!(s.decode_dispatches(), 5 * layers + 4 - folded_default, "{name}: default fusion, 5 per layer");
         let opt_out = FusionConfig { norm_matvec: false, ..FusionConfig::default() };
         let s2 = Session::new(&model(name, opt_out), SessionOptions::default()).unwrap();
-        assert_eq!(s2.decode_dispatches(), 6 * layers + 5, "{name}: without norm_matvec, 6 per layer");
+        assert_eq!(s2.decode_dispatches(), 6 * layers + 5 - folded(&s2), "{name}: without norm_matvec, 6 per layer");
         let unfused = Session::new(&model(name, FusionConfig::none()), SessionOptions::default()).unwrap();
         eprintln!(
             "{name}: {} dispatches fused ({} without norm_matvec), {} unfused",
@@ -104,6 +109,8 @@ fn each_pass_matches_unfused() {
     let none = FusionConfig::none();
     let shared = FusionConfig { shared_input_matvec: true, ..none };
     let swiglu = FusionConfig { swiglu_epilogue: true, ..shared };
+    // What the partial-sum passes take: residual epilogues and norm prologues.
+    let layer = FusionConfig { norm_matvec: true, norm_swiglu: true, residual_epilogue: true, ..swiglu };
     let cases = [
         ("attention_decode", FusionConfig { attention_decode: true, ..none }),
         ("shared_input_matvec", shared),
@@ -114,6 +121,8 @@ fn each_pass_matches_unfused() {
         ("add_rmsnorm + matvecs", FusionConfig { add_rmsnorm: true, ..shared }),
         ("residual_epilogue", FusionConfig { residual_epilogue: true, ..shared }),
         ("short_conv_state", FusionConfig { short_conv_state: true, ..none }),
+        ("mlp_partials", FusionConfig { mlp_partials: true, ..layer }),
+        ("attention_partials", FusionConfig { attention_decode: true, attention_partials: true, ..layer }),
         ("all", FusionConfig::default()),
         ("all but norm_matvec", FusionConfig { norm_matvec: false, ..FusionConfig::default() }),
     ];
@@ -147,6 +156,36 @@ fn new_passes_fire() {
     assert_eq!(count("llama", d, "add_rmsnorm"), 2);
     // Alone, it takes every residual add: each is followed by a norm (the last by the final norm).
     assert_eq!(count("llama", FusionConfig { add_rmsnorm: true, ..FusionConfig::none() }, "add_rmsnorm"), 4);
+    // Partial sums (2-layer fixtures): every down projection (the last layer's too: the fixtures'
+    // 384-token vocabulary lets the final norm be the lm_head's prologue), and every o_proj where
+    // head_dim is a multiple of 32 (qwen3's 32; llama's 16).
+    let d = FusionConfig::default();
+    assert_eq!(count("qwen3", d, "mlp_partials"), 2);
+    assert_eq!(count("qwen3", d, "attention_partials"), 2);
+    assert_eq!(count("llama", d, "mlp_partials"), 2);
+    assert_eq!(count("llama", d, "attention_partials"), 0);
+    // The MLP kernel and the fused attention replace the separate down and o_proj matvecs.
+    let s = Session::new(&model("qwen3", d), SessionOptions::default()).unwrap();
+    let kernels: Vec<KernelId> = s.decode_plan().dispatch_specs().map(|d| d.kernel).collect();
+    assert_eq!(kernels.iter().filter(|k| **k == KernelId::MatvecMlpInt4).count(), 2);
+    assert_eq!(kernels.iter().filter(|k| **k == KernelId::AttentionDecodeO).count(), 2);
+}
+
+/// The partial-sum passes only rewrite one-token graphs (a batched decode graph keeps its matvecs).
+#[test]
+fn partial_sum_passes_leave_batched_graphs_alone() {
+    use gerbil::models::decoder::Mode;
+    use gerbil::passes::PassLimits;
+    let m = model("qwen3", FusionConfig::default());
+    let io = m.arch.new_io(&gpu(), 8, 32).unwrap();
+    for (one_token, want) in [(false, 0), (true, 2)] {
+        let mut built = m.arch.build_graph(&io, Mode::Decode);
+        let limits = PassLimits { max_storage_buffers_per_stage: 32, one_token };
+        let reports = gerbil::passes::run(&mut built.graph, &FusionConfig::default(), limits);
+        let fused = |pass: &str| reports.iter().find(|r| r.pass == pass).unwrap().fused;
+        assert_eq!(fused("mlp_partials"), want, "one_token {one_token}");
+        assert_eq!(fused("attention_partials"), want, "one_token {one_token}");
+    }
 }
 
 #[test]
@@ -227,7 +266,7 @@ fn norm_matvec_leaves_vocabulary_wide_matvecs_alone() {
         g.push(Op::RmsNorm { x, weight: norm_w, out: xn, dim: k, rows_per_token: 1, eps: 1e-5, add_unit: false });
         g.push(Op::MatMul { x: xn, w, bias: None, out: logits, last_row: true });
         g.outputs.push(logits);
-        let limits = PassLimits { max_storage_buffers_per_stage: 32 };
+        let limits = PassLimits { max_storage_buffers_per_stage: 32, one_token: true };
         let reports = gerbil::passes::run(&mut g, &FusionConfig::default(), limits);
         let norms = g.ops.iter().filter(|op| matches!(op, Op::RmsNorm { .. })).count();
         assert_eq!(norms, usize::from(!fused), "{n} columns: ops {:?}", g.ops.iter().map(Op::name).collect::<Vec<_>>());

@@ -2,8 +2,8 @@
 //! structs match the Rust layouts in `gpu::params` field by field.
 
 use gerbil::gpu::kernels::{
-    uses_erf, ERF, GATED_DELTA_CORE, GROUP_SUM_SHARED, GROUP_SUM_SUBGROUP, MATVEC_INT4_CORE, WG_REDUCE_SHARED,
-    WG_REDUCE_SUBGROUP,
+    uses_erf, ERF, GATED_DELTA_CORE, GROUP_SUM_SHARED, GROUP_SUM_SUBGROUP, INT4_WORD, MATVEC_INT4_CORE,
+    WG_REDUCE_SHARED, WG_REDUCE_SUBGROUP,
 };
 use gerbil::gpu::params::Step;
 use gerbil::gpu::KernelId;
@@ -40,14 +40,14 @@ fn every_shader_file_validates() {
         if path.extension().is_some_and(|e| e == "wgsl") {
             let src = std::fs::read_to_string(&path).unwrap();
             // The INT4 matvec kernels are validated behind their library code, with each group_sum.
-            if src.contains("matvec_core(") {
+            if src.contains("matvec_core(") || src.contains("fn matvec_mlp_int4(") {
                 for prelude in [GROUP_SUM_SHARED, GROUP_SUM_SUBGROUP] {
-                    module(&format!("{prelude}\n{MATVEC_INT4_CORE}\n{src}"), &path.display().to_string());
+                    module(&format!("{prelude}\n{INT4_WORD}\n{MATVEC_INT4_CORE}\n{src}"), &path.display().to_string());
                 }
             } else if src.contains("reduce_max(") && !src.contains("fn reduce_max(") {
                 // Decode attention: behind each workgroup-reduction prelude.
                 for prelude in [WG_REDUCE_SHARED, WG_REDUCE_SUBGROUP] {
-                    module(&format!("{prelude}\n{src}"), &path.display().to_string());
+                    module(&format!("{prelude}\n{INT4_WORD}\n{src}"), &path.display().to_string());
                 }
             } else if src.contains("gated_delta_core(") {
                 module(&format!("{GATED_DELTA_CORE}\n{src}"), &path.display().to_string());
@@ -60,7 +60,7 @@ fn every_shader_file_validates() {
         }
     }
     assert!(n >= 10, "found only {n} shaders");
-    for prelude in [GROUP_SUM_SHARED, GROUP_SUM_SUBGROUP, WG_REDUCE_SHARED, WG_REDUCE_SUBGROUP, ERF] {
+    for prelude in [GROUP_SUM_SHARED, GROUP_SUM_SUBGROUP, WG_REDUCE_SHARED, WG_REDUCE_SUBGROUP, ERF, INT4_WORD] {
         module(prelude, "shaders/lib");
     }
 }

@@ -1,11 +1,13 @@
 // The INT4 decode matvec shared by matvec_int4.wgsl (plain: 5 storage bindings,
 // for adapters with few storage buffers per stage) and matvec_fused_int4.wgsl
-// (norm prologue, up to three matrices, residual / SwiGLU epilogues). The kernel
+// (norm prologue, up to three matrices, residual / SwiGLU epilogues) and by
+// matvec_mlp_int4.wgsl (its prologues and word arithmetic). The kernel
 // file declares Params `p` (FusedMatvecParams), Step `step`, x, and the hooks
 //   load_q(m, i) -> vec4<u32>, load_sm(m, i) -> vec2<f32>, norm_weight(i) -> vec4<f32>,
 //   gate_at(i) -> vec4<f32>, resid_at(i) -> f32, bias_at(m, c) -> f32, store(m, i, v)
-// and calls matvec_core from its entry point. Layout and arithmetic: see
-// matvec_fused_int4.wgsl.
+// (store(3, i, v) also receives the PARTIALS_IN sum) and calls matvec_core from its
+// entry point. Layout and arithmetic: see matvec_fused_int4.wgsl; the word
+// arithmetic is shaders/lib/int4_word.wgsl.
 
 // Flag bits, compiled in as a pipeline constant: bits 0-7 and 12 as below, bits
 // 8-10 the number of matrices (or output segments of one matrix: 1-4).
@@ -28,6 +30,14 @@ const ONE_TOKEN: u32 = 8192u;
 // group lg computes columns of slot lg / S over the K part lg % S, and the S partial sums
 // meet in workgroup memory. A workgroup then covers GROUPS / S * CPG columns.
 fn ksplit() -> u32 { return 1u << ((FLAGS >> 14u) & 3u); }
+// x = resid + the sum of P per-word partial rows bound as x ([P, K / 4] vec4s; P in bits 17-23): the
+// previous op's o_proj or down_proj, computed one 32-wide word of its K at a time by the
+// kernels that produced its input (attention, the MLP), summed here in the plain matvec's
+// order (lane l: words l, l + 32, ...; then group_sum's tree; see partials_tree), so the bits
+// are the plain matvec + residual add's. The sum is also written out (store(3, ..)) by workgroup 0 for the
+// ops after this one. One token, K <= 2048, at most three matrices (y3 carries the sum).
+const PARTIALS_IN: u32 = 65536u;
+fn partials_count() -> u32 { return (FLAGS >> 17u) & 127u; }
 
 // The shape, compiled in as pipeline constants (PipelineKey::dims) so that no
 // address of the first loads waits on a uniform read; K_DIM == 0: read them
@@ -55,22 +65,16 @@ const ROWS: u32 = 4u;
 var<workgroup> partial: array<f32, 256>;
 var<workgroup> inv_rms: array<f32, ROWS>;
 var<workgroup> kpart: array<vec4<f32>, 32>; // [ROWS][GROUPS] lane group sums (K split)
-
-// Four nibbles of `word` (bits 0..16: lo, 16..32: hi) as the floats 1 + q / 16, built by
-// moving each nibble into the top mantissa bits of 1.0 (shift + mask + or): no int to
-// float conversion, which runs at a quarter of the FMA rate and was the longest part of
-// a small matvec's critical path. row_dot folds the 1 and the 16 back in.
-const MANT_MASK: u32 = 0x00780000u; // mantissa bits 19..22
-const ONE_BITS: u32 = 0x3f800000u;
-fn mant_floats(w: vec4<u32>) -> vec4<f32> {
-    return bitcast<vec4<f32>>((w & vec4<u32>(MANT_MASK)) | vec4<u32>(ONE_BITS));
-}
-fn nib4_lo(word: u32) -> vec4<f32> { return mant_floats(vec4<u32>(word << 19u, word << 15u, word << 11u, word << 7u)); }
-fn nib4_hi(word: u32) -> vec4<f32> { return mant_floats(vec4<u32>(word << 3u, word >> 1u, word >> 5u, word >> 9u)); }
+var<workgroup> xsum: array<vec4<f32>, 512>; // the PARTIALS_IN input (K <= 2048)
 
 // x' of input row `row`, vec4 index i; `r` is the row's slot in this workgroup.
+fn x_raw(row: u32, i: u32) -> vec4<f32> {
+    if ((FLAGS & PARTIALS_IN) != 0u) { return xsum[i]; }
+    return x[row * (dim_k() / 4u) + i];
+}
+
 fn xin(row: u32, r: u32, i: u32) -> vec4<f32> {
-    let xv = x[row * (dim_k() / 4u) + i];
+    let xv = x_raw(row, i);
     if ((FLAGS & NORM) != 0u) {
         var g = norm_weight(i);
         if ((FLAGS & ADD_UNIT) != 0u) { g = vec4<f32>(1.0) + g; }
@@ -136,26 +140,18 @@ fn live(mc: vec2<u32>) -> bool {
     return mc.y < height(mc.x);
 }
 
-// One lane's 32 weights of each of the four columns against x'[32 v .. 32 v + 32] of one row:
-// per column s * dot(q, x') + m * sum(x'), the columns in the vec4's components. With
-// f = 1 + q / 16 (nib4): dot(q, x') = 16 (dot(f, x') - sum(x')), so the column is
-// 16 s * dot(f, x') + (m - 16 s) * sum(x').
+// One lane's 32 weights of each of the four columns against x'[32 v .. 32 v + 32] of one row
+// (int4_word.wgsl's word_dot), the columns in the vec4's components.
 fn row_dot(row: u32, r: u32, v: u32, q0: vec4<u32>, q1: vec4<u32>, q2: vec4<u32>, q3: vec4<u32>,
            sc: vec4<f32>, ofs: vec4<f32>) -> vec4<f32> {
-    var dq = vec4<f32>(0.0);
-    var sx = 0.0;
-    for (var jj = 0u; jj < 4u; jj++) {
-        let xa = xin(row, r, 8u * v + 2u * jj);
-        let xb = xin(row, r, 8u * v + 2u * jj + 1u);
-        sx += dot(xa + xb, vec4<f32>(1.0));
-        dq += vec4<f32>(dot(nib4_lo(q0[jj]), xa) + dot(nib4_hi(q0[jj]), xb),
-                        dot(nib4_lo(q1[jj]), xa) + dot(nib4_hi(q1[jj]), xb),
-                        dot(nib4_lo(q2[jj]), xa) + dot(nib4_hi(q2[jj]), xb),
-                        dot(nib4_lo(q3[jj]), xa) + dot(nib4_hi(q3[jj]), xb));
-    }
-    let sc16 = 16.0 * sc;
-    return sc16 * dq + (ofs - sc16) * sx;
+    let b = 8u * v;
+    return word_dot(xin(row, r, b), xin(row, r, b + 1u), xin(row, r, b + 2u), xin(row, r, b + 3u),
+                    xin(row, r, b + 4u), xin(row, r, b + 5u), xin(row, r, b + 6u), xin(row, r, b + 7u),
+                    q0, q1, q2, q3, sc, ofs);
 }
+
+// SwiGLU of one gate / up pair (eltwise.wgsl's swiglu arithmetic).
+fn silu_mul(g: f32, u: f32) -> f32 { return (g / (1.0 + exp(-g))) * u; }
 
 // Output row of row slot r.
 fn out_row_of(wgy: u32, r: u32) -> u32 {
@@ -186,7 +182,7 @@ fn emit(wgy: u32, r: u32, j: u32, mc: vec2<u32>, sr: vec4<f32>, add: vec2<f32>) 
         var u = sr[j + 2u];
         if ((FLAGS & BIAS0) != 0u) { g += bias_at(0u, c); }
         if ((FLAGS & BIAS1) != 0u) { u += bias_at(1u, c); }
-        store(0u, out_row * dim_n0() + c, (g / (1.0 + exp(-g))) * u);
+        store(0u, out_row * dim_n0() + c, silu_mul(g, u));
     } else {
         var val = d;
         if (has_bias(m)) { val += add.x; }
@@ -213,6 +209,95 @@ fn load_chunk(mc0: vec2<u32>, mc1: vec2<u32>, mc2: vec2<u32>, mc3: vec2<u32>, v:
     return c;
 }
 
+
+// The NORM prologue: inv_rms of each row slot, in rmsnorm.wgsl's exact order (so fusing
+// changes no bits). Every invocation calls it (barriers).
+fn norm_rows(wgy: u32, t: u32, nr: u32) {
+    for (var r = 0u; r < nr; r++) {
+        let base = in_row(wgy, r) * dim_k();
+        var ss = 0.0;
+        for (var i = t; i < dim_k(); i += WG) {
+            let v = x_raw(0u, (base + i) / 4u)[i % 4u];
+            ss += v * v;
+        }
+        partial[t] = ss;
+        workgroupBarrier();
+        for (var s = WG / 2u; s > 0u; s >>= 1u) {
+            if (t < s) { partial[t] += partial[t + s]; }
+            workgroupBarrier();
+        }
+        if (t == 0u) { inv_rms[r] = inverseSqrt(partial[0] / f32(dim_k()) + p.eps); }
+        workgroupBarrier();
+    }
+}
+
+// Lane l's value for column quad q of the PARTIALS_IN sum: what the plain matvec's lane l
+// holds before group_sum (0 + word l, + word l + 32); zero where it has no word.
+fn lane_partial(q: u32, l: u32) -> vec4<f32> {
+    let kq = dim_k() / 4u;
+    let np = partials_count();
+    var a = vec4<f32>(0.0);
+    if (l < np) { a += x[l * kq + q]; }
+    if (l + 32u < np) { a += x[(l + 32u) * kq + q]; }
+    return a;
+}
+
+// The 32 lane values of quad q summed in reduce_shared.wgsl's tree (lane l += lane l + s for
+// s = 16, 8, 4, 2, 1), inside one invocation: bit for bit the plain matvec's group_sum where that
+// is the workgroup-memory tree (lavapipe: CI's fused-vs-unfused tests). subgroupAdd's order is the
+// driver's; spelling the tree out in shuffles to match it cost every matvec 4-5% on the H200, so
+// there the sum agrees to rounding. Written out, so every load is independent and in flight at
+// once and nothing is indexed dynamically (a loop over a local array, or subgroupAdd over lane
+// groups in a loop, cost 8 us more per dispatch on the H200).
+fn partials_tree(q: u32) -> vec4<f32> {
+    let c0 = lane_partial(q, 0u) + lane_partial(q, 16u);
+    let c1 = lane_partial(q, 1u) + lane_partial(q, 17u);
+    let c2 = lane_partial(q, 2u) + lane_partial(q, 18u);
+    let c3 = lane_partial(q, 3u) + lane_partial(q, 19u);
+    let c4 = lane_partial(q, 4u) + lane_partial(q, 20u);
+    let c5 = lane_partial(q, 5u) + lane_partial(q, 21u);
+    let c6 = lane_partial(q, 6u) + lane_partial(q, 22u);
+    let c7 = lane_partial(q, 7u) + lane_partial(q, 23u);
+    let c8 = lane_partial(q, 8u) + lane_partial(q, 24u);
+    let c9 = lane_partial(q, 9u) + lane_partial(q, 25u);
+    let c10 = lane_partial(q, 10u) + lane_partial(q, 26u);
+    let c11 = lane_partial(q, 11u) + lane_partial(q, 27u);
+    let c12 = lane_partial(q, 12u) + lane_partial(q, 28u);
+    let c13 = lane_partial(q, 13u) + lane_partial(q, 29u);
+    let c14 = lane_partial(q, 14u) + lane_partial(q, 30u);
+    let c15 = lane_partial(q, 15u) + lane_partial(q, 31u);
+    let d0 = c0 + c8;
+    let d1 = c1 + c9;
+    let d2 = c2 + c10;
+    let d3 = c3 + c11;
+    let d4 = c4 + c12;
+    let d5 = c5 + c13;
+    let d6 = c6 + c14;
+    let d7 = c7 + c15;
+    let e0 = d0 + d4;
+    let e1 = d1 + d5;
+    let e2 = d2 + d6;
+    let e3 = d3 + d7;
+    return (e0 + e2) + (e1 + e3);
+}
+
+// The PARTIALS_IN prologue: xsum = partials_tree + resid (the plain matvec's group_sum, then
+// its residual epilogue), written out by workgroup 0. Every invocation calls it (a barrier).
+fn sum_partials(wg: vec3<u32>, t: u32) {
+    let kq = dim_k() / 4u;
+    for (var q = t; q < kq; q += WG) {
+        let r = vec4<f32>(resid_at(4u * q), resid_at(4u * q + 1u), resid_at(4u * q + 2u), resid_at(4u * q + 3u));
+        let h = partials_tree(q) + r;
+        xsum[q] = h;
+        if (wg.x == 0u && wg.y == 0u) {
+            store(3u, 4u * q, h.x);
+            store(3u, 4u * q + 1u, h.y);
+            store(3u, 4u * q + 2u, h.z);
+            store(3u, 4u * q + 3u, h.w);
+        }
+    }
+    workgroupBarrier();
+}
 
 // grid: (ceil(cols / (GROUPS / S * CPG)), ceil(rows / ROWS))   cols = n0 + n1 + n2 (+ n3),
 // or n0 * 2 with SWIGLU; rows = n_tokens, or 1 with LAST_ROW
@@ -245,25 +330,8 @@ fn matvec_core(wg: vec3<u32>, lid: vec3<u32>) {
     let my_mc = slot_col(wg.x, lg, min(lane, CPG - 1u));
     var add0 = vec2<f32>(0.0);
     if (lane < writers && nr > 0u && live(my_mc)) { add0 = addends(wg.y, 0u, my_mc); }
-    if ((FLAGS & NORM) != 0u) {
-        // rmsnorm.wgsl's exact order (so fusing changes no bits).
-        for (var r = 0u; r < nr; r++) {
-            let base = in_row(wg.y, r) * dim_k();
-            var ss = 0.0;
-            for (var i = t; i < dim_k(); i += WG) {
-                let v = x[(base + i) / 4u][i % 4u];
-                ss += v * v;
-            }
-            partial[t] = ss;
-            workgroupBarrier();
-            for (var s = WG / 2u; s > 0u; s >>= 1u) {
-                if (t < s) { partial[t] += partial[t + s]; }
-                workgroupBarrier();
-            }
-            if (t == 0u) { inv_rms[r] = inverseSqrt(partial[0] / f32(dim_k()) + p.eps); }
-            workgroupBarrier();
-        }
-    }
+    if ((FLAGS & PARTIALS_IN) != 0u) { sum_partials(wg, t); }
+    if ((FLAGS & NORM) != 0u) { norm_rows(wg.y, t, nr); }
     // Plain variables and vec4s only (no indexed arrays), so everything stays in registers.
     var a0 = vec4<f32>(0.0);
     var a1 = vec4<f32>(0.0);

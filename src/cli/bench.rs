@@ -25,10 +25,11 @@ pub struct BenchArgs {
     /// Rows (sequences decoded together) for the batched decode measurement; empty skips it.
     #[arg(long, value_delimiter = ',', default_value = "1,8,32")]
     pub batch_rows: Vec<usize>,
-    /// Also run without the norm + matvec fusion (RMSNorm as the next matvec's prologue),
-    /// to measure it against the default plan in the same run.
-    #[arg(long)]
-    pub no_norm_matvec: bool,
+    /// Also run with each of these fusion passes off (names as in `FusionConfig`, e.g.
+    /// norm_matvec,attention_partials; `a+b` turns both off in one plan), to measure them against
+    /// the default plan in the same run.
+    #[arg(long, value_delimiter = ',')]
+    pub without: Vec<String>,
     /// Compile the kernels with naga's loop bounding (off by default) to measure what it costs.
     #[arg(long)]
     pub loop_bounding: bool,
@@ -41,6 +42,18 @@ pub struct BenchArgs {
     /// Write all results as JSON here too.
     #[arg(long)]
     pub json: Option<PathBuf>,
+}
+
+/// The default fusion with the passes named in `passes` (joined by '+') off.
+fn without(passes: &str) -> anyhow::Result<FusionConfig> {
+    let mut v = serde_json::to_value(FusionConfig::default())?;
+    for pass in passes.split('+') {
+        match v.get_mut(pass) {
+            Some(flag @ serde_json::Value::Bool(_)) => *flag = false.into(),
+            _ => anyhow::bail!("no fusion pass named '{pass}'"),
+        }
+    }
+    Ok(serde_json::from_value(v)?)
 }
 
 pub fn run(args: BenchArgs) -> anyhow::Result<()> {
@@ -85,9 +98,9 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         } else {
             &[WeightFormat::Int4 { group: 32 }, WeightFormat::F32]
         };
-        let mut plans = vec![("default fusion", FusionConfig::default())];
-        if args.no_norm_matvec {
-            plans.push(("no norm_matvec", FusionConfig { norm_matvec: false, ..Default::default() }));
+        let mut plans = vec![("default fusion".to_string(), FusionConfig::default())];
+        for pass in &args.without {
+            plans.push((format!("without {pass}"), without(pass)?));
         }
         for (&format, (plan, fusion)) in formats.iter().flat_map(|f| plans.iter().map(move |p| (f, p))) {
             let r = decode::run(&gpu, cfg, format, *fusion, args.tokens, args.prefill)?;

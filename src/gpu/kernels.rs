@@ -61,6 +61,10 @@ pub enum KernelId {
     SplineInverse,
     ExpandPrior,
     AttentionTiled,
+    /// The feed-forward half of a decode layer: gate/up, SwiGLU and the down projection's per-word partials.
+    MatvecMlpInt4,
+    /// Decode attention followed by the head's per-word partials of o_proj.
+    AttentionDecodeO,
 }
 
 /// Where a kernel's code lives and which uniform layout it declares.
@@ -95,6 +99,10 @@ pub const WG_REDUCE_SHARED: &str = include_str!("../../shaders/lib/wg_reduce_sha
 /// The body both INT4 matvec kernels share (they differ in bindings only).
 pub const MATVEC_INT4_CORE: &str = include_str!("../../shaders/lib/matvec_int4_core.wgsl");
 
+/// One INT4 word of four columns against 32 inputs (`word_dot`): for every kernel
+/// that calls them, so split sums add bit-identical terms.
+pub const INT4_WORD: &str = include_str!("../../shaders/lib/int4_word.wgsl");
+
 /// The recurrent gated delta rule both decode delta kernels share (they differ in the conv hooks).
 pub const GATED_DELTA_CORE: &str = include_str!("../../shaders/lib/gated_delta_core.wgsl");
 
@@ -109,6 +117,7 @@ pub fn uses_erf(source: &str) -> bool {
 const fn is_int4_matvec(file: &str) -> bool {
     matches!(file.as_bytes(), [b'm', b'a', b't', b'v', b'e', b'c', b'_', b'i', b'n', b't', b'4', ..])
         || matches!(file.as_bytes(), [b'm', b'a', b't', b'v', b'e', b'c', b'_', b'f', b'u', b's', b'e', b'd', ..])
+        || matches!(file.as_bytes(), [b'm', b'a', b't', b'v', b'e', b'c', b'_', b'm', b'l', b'p', ..])
 }
 
 impl KernelSource {
@@ -123,13 +132,13 @@ impl KernelSource {
         }
         if self.wg_reduce {
             let prelude = if subgroups32 { WG_REDUCE_SUBGROUP } else { WG_REDUCE_SHARED };
-            return format!("{prelude}\n{}", self.source);
+            return format!("{prelude}\n{INT4_WORD}\n{}", self.source);
         }
         if !self.group_sum {
             return self.source.to_string();
         }
         let prelude = if subgroups32 { GROUP_SUM_SUBGROUP } else { GROUP_SUM_SHARED };
-        format!("{prelude}\n{MATVEC_INT4_CORE}\n{}", self.source)
+        format!("{prelude}\n{INT4_WORD}\n{MATVEC_INT4_CORE}\n{}", self.source)
     }
 }
 
@@ -207,6 +216,8 @@ impl KernelId {
         KernelId::SplineInverse,
         KernelId::ExpandPrior,
         KernelId::AttentionTiled,
+        KernelId::MatvecMlpInt4,
+        KernelId::AttentionDecodeO,
     ];
 
     pub fn source(self) -> KernelSource {
@@ -229,6 +240,8 @@ impl KernelId {
             KernelId::Copy => src!("copy.wgsl", "copy", CopyParams),
             KernelId::MatvecFusedInt4 => src!("matvec_fused_int4.wgsl", "matvec_fused_int4", FusedMatvecParams),
             KernelId::AttentionDecode => src!("attention_decode.wgsl", "attention_decode", AttentionDecodeParams),
+            KernelId::AttentionDecodeO => src!("attention_decode.wgsl", "attention_decode_o", AttentionDecodeParams),
+            KernelId::MatvecMlpInt4 => src!("matvec_mlp_int4.wgsl", "matvec_mlp_int4", FusedMatvecParams),
             KernelId::ShortConv => src!("short_conv.wgsl", "short_conv", ShortConvParams),
             KernelId::ConvStateUpdate => src!("conv_state_update.wgsl", "conv_state_update", ShortConvParams),
             KernelId::ShortConvUpdate => src!("short_conv_update.wgsl", "short_conv_update", ShortConvParams),

@@ -201,6 +201,9 @@ pub mod fused {
     pub const ONE_TOKEN: u32 = 8192;
     /// Bits 14-15: log2 of the lane groups sharing each column's K (`dispatch::k_split_layout`).
     pub const KSPLIT_SHIFT: u32 = 14;
+    /// x = resid + the sum of per-word partial rows (their count in bits 17-23).
+    pub const PARTIALS_IN: u32 = 65536;
+    pub const PARTIALS_SHIFT: u32 = 17;
 }
 
 /// Flag bits of `attention_decode.wgsl`.
@@ -209,6 +212,9 @@ pub mod attn_decode {
     pub const INTERLEAVED: u32 = 2;
     /// q is final and the new token's K/V are in the cache (the unfused decode graph).
     pub const PREPARED: u32 = 4;
+    /// `attention_decode_o`: log2(o_proj group / 32) at bit 4, o_proj outputs / 4 at bit 8.
+    pub const O_GROUP_SHIFT: u32 = 4;
+    pub const O_QUADS_SHIFT: u32 = 8;
 }
 
 gpu_params!(Conv1dParams {

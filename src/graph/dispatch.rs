@@ -3,6 +3,7 @@
 //! choice of kernels can be snapshot-tested without a device.
 
 use super::dispatch_attention as attention;
+use super::dispatch_partials as partials;
 use super::ir::{DeviceTensor, Epilogue, Graph, Op, Rows, Storage, TensorId};
 use crate::gpu::params::{self, flags};
 use crate::gpu::KernelId;
@@ -268,6 +269,9 @@ pub fn select_one(
                 (Some(_), Some(_)) => return Err(err("a norm and a gate prologue together".into())),
             }
             if let Epilogue::Split(outs) = f.epilogue {
+                if f.partials_in.is_some() {
+                    return Err(err("a split matvec takes no partial rows".into()));
+                }
                 return split_matvec(graph, index, f, outs, p, b).map_err(err);
             }
             match f.epilogue {
@@ -341,7 +345,18 @@ pub fn select_one(
             let per_wg = if matches!(f.epilogue, Epilogue::SwiGlu { .. }) { cols_per_wg / 2 } else { cols_per_wg };
             let grid = Grid { x: Dim::Fixed(cols.div_ceil(per_wg)), y: FUSED_ROW_BLOCKS };
             p.flags |= (f.mats.len() as u32) << 8;
-            DispatchSpec { flags: p.flags, ..spec(KernelId::MatvecFusedInt4, bytes(p), b, grid) }
+            let fused = DispatchSpec { flags: p.flags, ..spec(KernelId::MatvecFusedInt4, bytes(p), b, grid) };
+            match &f.partials_in {
+                Some(pi) => {
+                    let resid = matches!(f.epilogue, Epilogue::Residual(_));
+                    partials::matvec_partials_in(graph, pi, f.x, f.mats.len(), resid, max_tokens, fused).map_err(err)?
+                }
+                None => fused,
+            }
+        }
+        Op::MlpPartials(ref m) => partials::mlp(graph, m, max_tokens, index).map_err(err)?,
+        Op::AttentionPartials { ref attn, o_proj, partials: part } => {
+            partials::attention_o(graph, attn, o_proj, part, index).map_err(err)?
         }
         Op::AttentionDecode(ref a) => attention::decode(a, None, index).map_err(err)?,
         Op::AttentionRows { attn: ref a, rows } => attention::decode(a, Some(rows), index).map_err(err)?,

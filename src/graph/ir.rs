@@ -157,6 +157,33 @@ pub enum Op {
     /// Splits each row of `x` into up to four outputs of consecutive columns (a projection
     /// concatenated at load, computed as one matmul; the `quad_matvec` pass fuses the two).
     SplitCols { x: TensorId, outs: Vec<TensorId> },
+    /// Decode: norm + gate/up + SwiGLU + the down projection's per-word partials (`mlp_partials` pass).
+    MlpPartials(MlpPartials),
+    /// Decode attention + the head's per-word partials of o_proj (`attention_partials` pass).
+    AttentionPartials { attn: AttentionDecode, o_proj: TensorId, partials: TensorId },
+}
+
+/// Per-word partial rows of a matvec (`partials` [words, K]: row w is word w's 32-wide slice of the
+/// matvec's K times the matching weights), summed with `resid` into a fused matvec's x in the plain
+/// matvec's order, which also writes the sum to x.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct PartialsIn {
+    pub partials: TensorId,
+    pub words: usize,
+    pub resid: TensorId,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct MlpPartials {
+    /// Input x, written (the sum) when `partials_in` is set.
+    pub x: TensorId,
+    pub partials_in: Option<PartialsIn>,
+    pub norm: Option<NormPrologue>,
+    pub gate: TensorId,
+    pub up: TensorId,
+    pub down: TensorId,
+    /// [intermediate / 32, down outputs]: word w of the down projection's K per row.
+    pub partials: TensorId,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -214,6 +241,8 @@ pub struct FusedMatvec {
     pub norm: Option<NormPrologue>,
     /// Prologue x' = x * sigmoid(gate) (rows as wide as x); not with `norm`.
     pub gate: Option<TensorId>,
+    /// x is computed from partial rows (and written) instead of read.
+    pub partials_in: Option<PartialsIn>,
     pub mats: Vec<MatOut>,
     pub epilogue: Epilogue,
 }
@@ -265,7 +294,10 @@ impl Op {
             Op::Add { a, b, .. } => vec![*a, *b],
             Op::Argmax { logits, .. } => vec![*logits],
             Op::FusedMatvec(f) => {
-                let mut r = vec![f.x];
+                let mut r = match f.partials_in {
+                    Some(pi) => vec![pi.partials, pi.resid],
+                    None => vec![f.x],
+                };
                 r.extend(f.norm.as_ref().map(|n| n.weight));
                 r.extend(f.gate);
                 if let Epilogue::Residual(t) = f.epilogue {
@@ -298,6 +330,20 @@ impl Op {
             Op::ArgmaxBlocks { logits, .. } => vec![*logits],
             Op::ArgmaxReduce { partials, .. } => vec![*partials],
             Op::SplitCols { x, .. } => vec![*x],
+            Op::MlpPartials(m) => {
+                let mut r = match m.partials_in {
+                    Some(pi) => vec![pi.partials, pi.resid],
+                    None => vec![m.x],
+                };
+                r.extend(m.norm.as_ref().map(|n| n.weight));
+                r.extend([m.gate, m.up, m.down]);
+                r
+            }
+            Op::AttentionPartials { attn, o_proj, .. } => {
+                let mut r = Op::AttentionDecode(attn.clone()).reads();
+                r.push(*o_proj);
+                r
+            }
         }
     }
 
@@ -312,11 +358,15 @@ impl Op {
             | Op::Argmax { out, .. } => vec![*out],
             Op::Rope { q_out, k_out, .. } => vec![*q_out, *k_out],
             Op::KvAppend { k_cache, v_cache, .. } => vec![*k_cache, *v_cache],
-            Op::FusedMatvec(f) => match f.epilogue {
-                Epilogue::SwiGlu { out } => vec![out],
-                Epilogue::Split(outs) => outs.into_iter().flatten().collect(),
-                _ => f.mats.iter().map(|m| m.out).collect(),
-            },
+            Op::FusedMatvec(f) => {
+                let mut w: Vec<TensorId> = match f.epilogue {
+                    Epilogue::SwiGlu { out } => vec![out],
+                    Epilogue::Split(outs) => outs.into_iter().flatten().collect(),
+                    _ => f.mats.iter().map(|m| m.out).collect(),
+                };
+                w.extend(f.partials_in.map(|_| f.x));
+                w
+            }
             Op::AttentionDecode(a) | Op::AttentionRows { attn: a, .. } => vec![a.k_cache, a.v_cache, a.out],
             Op::ShortConv(c) if c.update_state => vec![c.out, c.state],
             Op::ShortConv(c) => vec![c.out],
@@ -330,6 +380,12 @@ impl Op {
             Op::ArgmaxBlocks { partials, .. } => vec![*partials],
             Op::ArgmaxReduce { out, .. } => vec![*out],
             Op::SplitCols { outs, .. } => outs.clone(),
+            Op::MlpPartials(m) => {
+                let mut w = vec![m.partials];
+                w.extend(m.partials_in.map(|_| m.x));
+                w
+            }
+            Op::AttentionPartials { attn, partials, .. } => vec![attn.k_cache, attn.v_cache, attn.out, *partials],
         }
     }
 
@@ -358,6 +414,8 @@ impl Op {
             Op::ArgmaxBlocks { .. } => "argmax_blocks",
             Op::ArgmaxReduce { .. } => "argmax_reduce",
             Op::SplitCols { .. } => "split_cols",
+            Op::MlpPartials(_) => "mlp_partials",
+            Op::AttentionPartials { .. } => "attention_partials",
         }
     }
 }

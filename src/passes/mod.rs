@@ -6,11 +6,14 @@
 
 mod add_rmsnorm;
 mod attention_decode;
+mod attention_partials;
 mod delta_conv;
 mod dual_rmsnorm;
 mod gated_o_proj;
+mod mlp_partials;
 mod norm_matvec;
 mod norm_swiglu;
+mod partials;
 mod quad_matvec;
 mod residual_epilogue;
 mod shared_input_matvec;
@@ -47,6 +50,11 @@ pub struct FusionConfig {
     pub gated_o_proj: bool,
     /// The DeltaNet causal conv computed inside the decode gated delta kernel.
     pub delta_conv: bool,
+    /// The down projection as per-word partial rows inside the feed-forward kernel, summed by the
+    /// next norm + matvec's prologue (one-token plans).
+    pub mlp_partials: bool,
+    /// o_proj as per-head partial rows inside decode attention, summed likewise.
+    pub attention_partials: bool,
     /// Pretend the device allows at most this many storage buffers per stage
     /// (tests the skip path; never raises the real limit).
     pub max_storage_buffers: Option<u32>,
@@ -67,6 +75,8 @@ impl Default for FusionConfig {
             quad_matvec: true,
             gated_o_proj: true,
             delta_conv: true,
+            mlp_partials: true,
+            attention_partials: true,
             max_storage_buffers: None,
         }
     }
@@ -87,6 +97,8 @@ impl FusionConfig {
             quad_matvec: false,
             gated_o_proj: false,
             delta_conv: false,
+            mlp_partials: false,
+            attention_partials: false,
             max_storage_buffers: None,
         }
     }
@@ -96,6 +108,8 @@ impl FusionConfig {
 #[derive(Debug, Clone, Copy)]
 pub struct PassLimits {
     pub max_storage_buffers_per_stage: u32,
+    /// A single sequence's decode graph (one token per step): the partial-sum passes apply.
+    pub one_token: bool,
 }
 
 /// What one pass did, for logs and dumps.
@@ -112,7 +126,7 @@ pub fn run(graph: &mut Graph, cfg: &FusionConfig, mut limits: PassLimits) -> Vec
         limits.max_storage_buffers_per_stage = limits.max_storage_buffers_per_stage.min(cap);
     }
     type Pass = fn(&mut Graph, &PassLimits) -> PassReport;
-    let passes: [(bool, Pass); 12] = [
+    let passes: [(bool, Pass); 14] = [
         (cfg.attention_decode, attention_decode::run),
         (cfg.dual_rmsnorm, dual_rmsnorm::run),
         // Before shared_input_matvec, which would take the in_proj matmul alone.
@@ -126,6 +140,9 @@ pub fn run(graph: &mut Graph, cfg: &FusionConfig, mut limits: PassLimits) -> Vec
         (cfg.gated_o_proj, gated_o_proj::run),
         (cfg.short_conv_state, short_conv_state::run),
         (cfg.delta_conv, delta_conv::run),
+        // Last: they take the matvecs the passes above have fused (residual epilogues, norm prologues).
+        (cfg.mlp_partials, mlp_partials::run),
+        (cfg.attention_partials, attention_partials::run),
     ];
     passes.into_iter().filter(|(on, _)| *on).map(|(_, pass)| pass(graph, &limits)).collect()
 }

@@ -59,6 +59,7 @@ pub fn run(g: &mut Graph, limits: &PassLimits) -> PassReport {
             x,
             norm: None,
             gate: None,
+            partials_in: None,
             mats: vec![MatOut { w, bias: None, out: proj }],
             epilogue: Epilogue::Split(routed),
         });

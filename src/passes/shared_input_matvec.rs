@@ -48,8 +48,14 @@ pub fn run(g: &mut Graph, limits: &PassLimits) -> PassReport {
             })
             .collect();
         done.extend(mats.iter().map(|m| m.out));
-        let op =
-            Op::FusedMatvec(FusedMatvec { x, norm: None, gate: None, mats: mats.clone(), epilogue: Epilogue::None });
+        let op = Op::FusedMatvec(FusedMatvec {
+            x,
+            norm: None,
+            gate: None,
+            partials_in: None,
+            mats: mats.clone(),
+            epilogue: Epilogue::None,
+        });
         let result = fuse(g, &group, op.clone(), limits).or_else(|e| {
             // Siblings could not share a dispatch: still lower each alone.
             report.skipped.push(e);
@@ -59,6 +65,7 @@ pub fn run(g: &mut Graph, limits: &PassLimits) -> PassReport {
                     x,
                     norm: None,
                     gate: None,
+                    partials_in: None,
                     mats: vec![*m],
                     epilogue: Epilogue::None,
                 });

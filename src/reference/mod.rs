@@ -104,3 +104,20 @@ pub fn argmax(v: &[f32]) -> u32 {
     }
     best as u32
 }
+
+/// Per-word partial rows of `x . w^T` ([words, n], words = k / 32): row p holds, for every output
+/// column, the sum over x[32 p .. 32 p + 32] only (what the partial-sum decode kernels write),
+/// accumulated in f64.
+pub fn matvec_word_partials(x: &[f32], w: &[f32], k: usize) -> Vec<f32> {
+    let n = w.len() / k;
+    let words = k / 32;
+    let mut out = vec![0f32; words * n];
+    for p in 0..words {
+        for c in 0..n {
+            let row = &w[c * k + 32 * p..c * k + 32 * p + 32];
+            let dot: f64 = row.iter().zip(&x[32 * p..32 * p + 32]).map(|(a, b)| *a as f64 * *b as f64).sum();
+            out[p * n + c] = dot as f32;
+        }
+    }
+    out
+}

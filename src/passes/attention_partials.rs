@@ -1,0 +1,54 @@
+//! o_proj folded into decode attention: [attention] [o_proj + residual] [norm + matvec or MLP]
+//! -> [attention + this head's per-word partial rows of o_proj] [partials + residual + norm + ...].
+//! Head h owns o_proj's K words h * head_dim / 32 ..; the consumer adds the rows in the plain
+//! matvec's lane order (bit-identical to the unfused plan under the workgroup-memory group_sum, to
+//! rounding under subgroupAdd) and o_proj costs no
+//! dispatch of its own. Plain o_proj only (Qwen3.5's gated one keeps its own matvec).
+
+use super::partials::{consumer, feed, partials_tensor, residual_matvec};
+use super::{fuse, internal, readers, PassLimits, PassReport};
+use crate::graph::ir::{Graph, Op, PartialsIn};
+
+pub fn run(g: &mut Graph, limits: &PassLimits) -> PassReport {
+    let mut report = PassReport { pass: "attention_partials", fused: 0, skipped: vec![] };
+    if !limits.one_token {
+        return report;
+    }
+    let mut ai = 0;
+    while ai < g.ops.len() {
+        match try_at(g, ai, limits) {
+            Ok(()) => report.fused += 1,
+            Err(Some(e)) => report.skipped.push(e),
+            Err(None) => {}
+        }
+        ai += 1;
+    }
+    report
+}
+
+fn try_at(g: &mut Graph, ai: usize, limits: &PassLimits) -> Result<(), Option<String>> {
+    let Op::AttentionDecode(attn) = &g.ops[ai] else { return Err(None) };
+    let attn = attn.clone();
+    let [oi] = readers(g, attn.out)[..] else { return Err(None) };
+    let Some((o_proj, resid, h)) = residual_matvec(&g.ops[oi], attn.out) else { return Err(None) };
+    if !internal(g, attn.out, &[oi]) {
+        return Err(None);
+    }
+    let Some(ci) = consumer(g, oi, h) else { return Err(None) };
+    let k = g.width(attn.out);
+    if attn.attrs.head_dim % 32 != 0 {
+        return Err(Some(format!("head_dim {} is not a multiple of 32", attn.attrs.head_dim)));
+    }
+    let partials = partials_tensor(g, "o_partials", k / 32, g.width(h));
+    feed(g, ci, PartialsIn { partials, words: k / 32, resid }, limits).map_err(Some)?;
+    let op = Op::AttentionPartials { attn, o_proj, partials };
+    if let Err(e) = fuse(g, &[ai, oi], op, limits) {
+        if let Op::FusedMatvec(c) = &mut g.ops[ci] {
+            c.partials_in = None;
+        } else if let Op::MlpPartials(c) = &mut g.ops[ci] {
+            c.partials_in = None;
+        }
+        return Err(Some(e));
+    }
+    Ok(())
+}

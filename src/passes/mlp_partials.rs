@@ -1,0 +1,71 @@
+//! The down projection folded into the feed-forward kernel: [norm + gate/up + SwiGLU]
+//! [down + residual] [next norm + matvec] -> [norm + gate/up + SwiGLU + the down projection's
+//! per-word partial rows] [partials + residual + norm + matvec]. The consumer adds the partial
+//! rows in the plain matvec's lane order (bit-identical to the unfused plan under the workgroup-memory
+//! group_sum, to rounding under subgroupAdd: see partials_tree in matvec_int4_core.wgsl), and
+//! a layer's down projection costs no dispatch (the last layer's, feeding the final norm, stays).
+
+use super::partials::{consumer, feed, partials_tensor, residual_matvec};
+use super::{fuse, internal, readers, PassLimits, PassReport};
+use crate::graph::dispatch_partials::MAX_K;
+use crate::graph::ir::{Epilogue, Graph, MlpPartials, Op, PartialsIn};
+
+pub fn run(g: &mut Graph, limits: &PassLimits) -> PassReport {
+    let mut report = PassReport { pass: "mlp_partials", fused: 0, skipped: vec![] };
+    if !limits.one_token {
+        return report;
+    }
+    let mut ai = 0;
+    while ai < g.ops.len() {
+        match try_at(g, ai, limits) {
+            Ok(()) => report.fused += 1,
+            Err(Some(e)) => report.skipped.push(e),
+            Err(None) => {}
+        }
+        ai += 1;
+    }
+    report
+}
+
+/// Err(None): not this pattern; Err(Some(reason)): the pattern, refused.
+fn try_at(g: &mut Graph, ai: usize, limits: &PassLimits) -> Result<(), Option<String>> {
+    let Op::FusedMatvec(f) = &g.ops[ai] else { return Err(None) };
+    let Epilogue::SwiGlu { out: s } = f.epilogue else { return Err(None) };
+    if f.gate.is_some() || f.mats.len() != 2 || f.mats.iter().any(|m| m.bias.is_some()) {
+        return Err(None);
+    }
+    let f = f.clone();
+    let [bi] = readers(g, s)[..] else { return Err(None) };
+    let Some((down, resid, h)) = residual_matvec(&g.ops[bi], s) else { return Err(None) };
+    if !internal(g, s, &[bi]) {
+        return Err(None);
+    }
+    let Some(ci) = consumer(g, bi, h) else { return Err(None) };
+    let inter = g.width(s);
+    let out = g.width(h);
+    if inter % 32 != 0 || inter > MAX_K {
+        return Err(Some(format!("intermediate width {inter} (a multiple of 32, at most {MAX_K})")));
+    }
+    let partials = partials_tensor(g, "down_partials", inter / 32, out);
+    let op = Op::MlpPartials(MlpPartials {
+        x: f.x,
+        partials_in: f.partials_in,
+        norm: f.norm.clone(),
+        gate: f.mats[0].w,
+        up: f.mats[1].w,
+        down,
+        partials,
+    });
+    // The consumer first (it may refuse), then the producer.
+    feed(g, ci, PartialsIn { partials, words: inter / 32, resid }, limits).map_err(Some)?;
+    if let Err(e) = fuse(g, &[ai, bi], op, limits) {
+        // Undo: the consumer reads h again.
+        if let Op::FusedMatvec(c) = &mut g.ops[ci] {
+            c.partials_in = None;
+        } else if let Op::MlpPartials(c) = &mut g.ops[ci] {
+            c.partials_in = None;
+        }
+        return Err(Some(e));
+    }
+    Ok(())
+}

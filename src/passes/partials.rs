@@ -1,0 +1,97 @@
+//! What the two partial-sum passes share: finding the fused matvec (or MLP) that consumes a
+//! residual sum next, and handing it the partial rows to add in its prologue.
+
+use super::PassLimits;
+use crate::graph::dispatch;
+use crate::graph::ir::{Epilogue, FusedMatvec, Graph, Op, PartialsIn, Rows, TensorId};
+
+/// A single-matrix fused matvec `h = resid + W x` with no prologue or bias: (W, resid, h).
+pub(crate) fn residual_matvec(op: &Op, x: TensorId) -> Option<(TensorId, TensorId, TensorId)> {
+    match op {
+        Op::FusedMatvec(f)
+            if f.x == x
+                && f.mats.len() == 1
+                && f.mats[0].bias.is_none()
+                && f.norm.is_none()
+                && f.gate.is_none()
+                && f.partials_in.is_none() =>
+        {
+            match f.epilogue {
+                Epilogue::Residual(r) if r != x => Some((f.mats[0].w, r, f.mats[0].out)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Most workgroups a consumer may have. Every workgroup of the consumer sums all the partial rows
+/// (K x words floats from L2, like the norm prologue it precedes): on the H200, SmolLM2's 30- and
+/// 48-workgroup consumers gained (decode 858 -> 925 tok/s with both passes), while the ~300-workgroup
+/// gate/up matvecs of Qwen2.5 and LFM2 (28 and 32 rows of 896 and 1024 each) lost 1-4%.
+const MAX_CONSUMER_WORKGROUPS: usize = 64;
+
+/// Workgroups of a fused matvec (32 columns each, 16 gate/up pairs with SwiGLU) or an MLP kernel.
+fn workgroups(g: &Graph, op: &Op) -> usize {
+    let rows = |w: TensorId| match &g.desc(w).storage {
+        crate::graph::ir::Storage::Bound(d) => match d.as_ref() {
+            crate::graph::DeviceTensor::Int4 { rows, .. } => *rows,
+            _ => usize::MAX / 64,
+        },
+        _ => usize::MAX / 64,
+    };
+    match op {
+        Op::FusedMatvec(f) if matches!(f.epilogue, Epilogue::SwiGlu { .. }) => rows(f.mats[0].w).div_ceil(16),
+        Op::FusedMatvec(f) => f.mats.iter().map(|m| rows(m.w)).sum::<usize>().div_ceil(32),
+        Op::MlpPartials(m) => rows(m.gate) / 32,
+        _ => usize::MAX,
+    }
+}
+
+/// The first op after `after` that reads `h`, if it is a norm-prologue matvec or an MLP that can
+/// take `h` as partial rows plus a residual instead (and no op in between writes `h`), with at most
+/// MAX_CONSUMER_WORKGROUPS workgroups.
+pub(crate) fn consumer(g: &Graph, after: usize, h: TensorId) -> Option<usize> {
+    if g.outputs.contains(&h) {
+        return None;
+    }
+    let ci = (after + 1..g.ops.len()).find(|&i| g.ops[i].reads().contains(&h) || g.ops[i].writes().contains(&h))?;
+    let ok = match &g.ops[ci] {
+        Op::FusedMatvec(f) => {
+            f.x == h
+                && f.norm.is_some()
+                && f.gate.is_none()
+                && f.partials_in.is_none()
+                && f.mats.len() <= 3
+                && !matches!(f.epilogue, Epilogue::Residual(_) | Epilogue::Split(_))
+        }
+        Op::MlpPartials(m) => m.x == h && m.partials_in.is_none(),
+        _ => false,
+    };
+    (ok && workgroups(g, &g.ops[ci]) <= MAX_CONSUMER_WORKGROUPS).then_some(ci)
+}
+
+/// The partial rows tensor for a matvec of `words` K-words and `width` outputs.
+pub(crate) fn partials_tensor(g: &mut Graph, label: &str, words: usize, width: usize) -> TensorId {
+    g.activation(label, words * width, Rows::One)
+}
+
+/// Gives the consumer at `ci` the partial rows; refuses (leaving it unchanged) where its
+/// dispatch would not be valid or would exceed the storage limit.
+pub(crate) fn feed(g: &mut Graph, ci: usize, pi: PartialsIn, limits: &PassLimits) -> Result<(), String> {
+    let op = match &g.ops[ci] {
+        Op::FusedMatvec(f) => Op::FusedMatvec(FusedMatvec { partials_in: Some(pi), ..f.clone() }),
+        Op::MlpPartials(m) => {
+            let mut m = m.clone();
+            m.partials_in = Some(pi);
+            Op::MlpPartials(m)
+        }
+        other => return Err(format!("{} cannot take partial rows", other.name())),
+    };
+    let spec = dispatch::select_one(g, ci, &op, 1, limits.max_storage_buffers_per_stage).map_err(|e| e.to_string())?;
+    if spec.bindings.len() as u32 > limits.max_storage_buffers_per_stage {
+        return Err(format!("{} needs {} storage buffers", op.name(), spec.bindings.len()));
+    }
+    g.ops[ci] = op;
+    Ok(())
+}
