@@ -3,7 +3,7 @@
 
 use super::PassLimits;
 use crate::graph::dispatch;
-use crate::graph::ir::{Epilogue, FusedMatvec, Graph, Op, PartialsIn, Rows, TensorId};
+use crate::graph::ir::{DeviceTensor, Epilogue, FusedMatvec, Graph, Op, PartialsIn, Rows, Storage, TensorId};
 
 /// A single-matrix fused matvec `h = resid + W x` with no prologue or bias: (W, resid, h).
 pub(crate) fn residual_matvec(op: &Op, x: TensorId) -> Option<(TensorId, TensorId, TensorId)> {
@@ -31,20 +31,21 @@ pub(crate) fn residual_matvec(op: &Op, x: TensorId) -> Option<(TensorId, TensorI
 /// gate/up matvecs of Qwen2.5 and LFM2 (28 and 32 rows of 896 and 1024 each) lost 1-4%.
 const MAX_CONSUMER_WORKGROUPS: usize = 64;
 
-/// Workgroups of a fused matvec (32 columns each, 16 gate/up pairs with SwiGLU) or an MLP kernel.
-fn workgroups(g: &Graph, op: &Op) -> usize {
+/// Workgroups of a fused matvec (32 columns each, 16 gate/up pairs with SwiGLU) or an MLP kernel
+/// (None: not INT4 weights, so no such kernel).
+fn workgroups(g: &Graph, op: &Op) -> Option<usize> {
     let rows = |w: TensorId| match &g.desc(w).storage {
-        crate::graph::ir::Storage::Bound(d) => match d.as_ref() {
-            crate::graph::DeviceTensor::Int4 { rows, .. } => *rows,
-            _ => usize::MAX / 64,
+        Storage::Bound(d) => match d.as_ref() {
+            DeviceTensor::Int4 { rows, .. } => Some(*rows),
+            _ => None,
         },
-        _ => usize::MAX / 64,
+        _ => None,
     };
     match op {
-        Op::FusedMatvec(f) if matches!(f.epilogue, Epilogue::SwiGlu { .. }) => rows(f.mats[0].w).div_ceil(16),
-        Op::FusedMatvec(f) => f.mats.iter().map(|m| rows(m.w)).sum::<usize>().div_ceil(32),
-        Op::MlpPartials(m) => rows(m.gate) / 32,
-        _ => usize::MAX,
+        Op::FusedMatvec(f) if matches!(f.epilogue, Epilogue::SwiGlu { .. }) => Some(rows(f.mats[0].w)?.div_ceil(16)),
+        Op::FusedMatvec(f) => Some(f.mats.iter().map(|m| rows(m.w)).sum::<Option<usize>>()?.div_ceil(32)),
+        Op::MlpPartials(m) => Some(rows(m.gate)? / 32),
+        _ => None,
     }
 }
 
@@ -68,7 +69,7 @@ pub(crate) fn consumer(g: &Graph, after: usize, h: TensorId) -> Option<usize> {
         Op::MlpPartials(m) => m.x == h && m.partials_in.is_none(),
         _ => false,
     };
-    (ok && workgroups(g, &g.ops[ci]) <= MAX_CONSUMER_WORKGROUPS).then_some(ci)
+    (ok && workgroups(g, &g.ops[ci]).is_some_and(|n| n <= MAX_CONSUMER_WORKGROUPS)).then_some(ci)
 }
 
 /// The partial rows tensor for a matvec of `words` K-words and `width` outputs.
