@@ -69,7 +69,7 @@ fn mlp_partials_and_their_consumer_match_the_unfused_layer() {
         let ([up_u, up_f], ud) = int4_pair(&mut r, [&mut u, &mut f], "up", inter, k, group);
         let ([down_u, down_f], dd) = int4_pair(&mut r, [&mut u, &mut f], "down", k, inter, group);
         let ([next_u, next_f], nd) = int4_pair(&mut r, [&mut u, &mut f], "next", n_next, k, group);
-        let mut io = |g: &mut Graph| {
+        let io = |g: &mut Graph| {
             let xt = f32t(g, "x", &x, k);
             let rt = f32t(g, "resid", &resid, k);
             let n1 = NormPrologue { weight: f32t(g, "norm", &nw, k), eps: 1e-5, add_unit: false };

@@ -5,25 +5,12 @@
 //! rounding under subgroupAdd) and o_proj costs no
 //! dispatch of its own. Plain o_proj only (Qwen3.5's gated one keeps its own matvec).
 
-use super::partials::{consumer, feed, partials_tensor, residual_matvec};
+use super::partials::{consumer, feed, partials_tensor, residual_matvec, run_pass, unfeed};
 use super::{fuse, internal, readers, PassLimits, PassReport};
 use crate::graph::ir::{Graph, Op, PartialsIn};
 
 pub fn run(g: &mut Graph, limits: &PassLimits) -> PassReport {
-    let mut report = PassReport { pass: "attention_partials", fused: 0, skipped: vec![] };
-    if !limits.one_token {
-        return report;
-    }
-    let mut ai = 0;
-    while ai < g.ops.len() {
-        match try_at(g, ai, limits) {
-            Ok(()) => report.fused += 1,
-            Err(Some(e)) => report.skipped.push(e),
-            Err(None) => {}
-        }
-        ai += 1;
-    }
-    report
+    run_pass(g, limits, "attention_partials", try_at)
 }
 
 fn try_at(g: &mut Graph, ai: usize, limits: &PassLimits) -> Result<(), Option<String>> {
@@ -43,11 +30,7 @@ fn try_at(g: &mut Graph, ai: usize, limits: &PassLimits) -> Result<(), Option<St
     feed(g, ci, PartialsIn { partials, words: k / 32, resid }, limits).map_err(Some)?;
     let op = Op::AttentionPartials { attn, o_proj, partials };
     if let Err(e) = fuse(g, &[ai, oi], op, limits) {
-        if let Op::FusedMatvec(c) = &mut g.ops[ci] {
-            c.partials_in = None;
-        } else if let Op::MlpPartials(c) = &mut g.ops[ci] {
-            c.partials_in = None;
-        }
+        unfeed(g, ci);
         return Err(Some(e));
     }
     Ok(())

@@ -5,26 +5,13 @@
 //! group_sum, to rounding under subgroupAdd: see partials_tree in matvec_int4_core.wgsl), and
 //! a layer's down projection costs no dispatch (the last layer's, feeding the final norm, stays).
 
-use super::partials::{consumer, feed, partials_tensor, residual_matvec};
+use super::partials::{consumer, feed, partials_tensor, residual_matvec, run_pass, unfeed};
 use super::{fuse, internal, readers, PassLimits, PassReport};
 use crate::graph::dispatch_partials::MAX_K;
 use crate::graph::ir::{Epilogue, Graph, MlpPartials, Op, PartialsIn};
 
 pub fn run(g: &mut Graph, limits: &PassLimits) -> PassReport {
-    let mut report = PassReport { pass: "mlp_partials", fused: 0, skipped: vec![] };
-    if !limits.one_token {
-        return report;
-    }
-    let mut ai = 0;
-    while ai < g.ops.len() {
-        match try_at(g, ai, limits) {
-            Ok(()) => report.fused += 1,
-            Err(Some(e)) => report.skipped.push(e),
-            Err(None) => {}
-        }
-        ai += 1;
-    }
-    report
+    run_pass(g, limits, "mlp_partials", try_at)
 }
 
 /// Err(None): not this pattern; Err(Some(reason)): the pattern, refused.
@@ -59,12 +46,7 @@ fn try_at(g: &mut Graph, ai: usize, limits: &PassLimits) -> Result<(), Option<St
     // The consumer first (it may refuse), then the producer.
     feed(g, ci, PartialsIn { partials, words: inter / 32, resid }, limits).map_err(Some)?;
     if let Err(e) = fuse(g, &[ai, bi], op, limits) {
-        // Undo: the consumer reads h again.
-        if let Op::FusedMatvec(c) = &mut g.ops[ci] {
-            c.partials_in = None;
-        } else if let Op::MlpPartials(c) = &mut g.ops[ci] {
-            c.partials_in = None;
-        }
+        unfeed(g, ci);
         return Err(Some(e));
     }
     Ok(())

@@ -1,7 +1,7 @@
 //! What the two partial-sum passes share: finding the fused matvec (or MLP) that consumes a
 //! residual sum next, and handing it the partial rows to add in its prologue.
 
-use super::PassLimits;
+use super::{PassLimits, PassReport};
 use crate::graph::dispatch;
 use crate::graph::ir::{DeviceTensor, Epilogue, FusedMatvec, Graph, Op, PartialsIn, Rows, Storage, TensorId};
 
@@ -95,4 +95,35 @@ pub(crate) fn feed(g: &mut Graph, ci: usize, pi: PartialsIn, limits: &PassLimits
     }
     g.ops[ci] = op;
     Ok(())
+}
+
+/// Takes back what `feed` gave the consumer at `ci` (its producer could not be fused after all).
+pub(crate) fn unfeed(g: &mut Graph, ci: usize) {
+    match &mut g.ops[ci] {
+        Op::FusedMatvec(c) => c.partials_in = None,
+        Op::MlpPartials(c) => c.partials_in = None,
+        _ => {}
+    }
+}
+
+/// What a partial-sum pass tries at one op: Ok (fused), Err(None) (not its pattern), Err(Some(why)) (refused).
+pub(crate) type TryAt = fn(&mut Graph, usize, &PassLimits) -> Result<(), Option<String>>;
+
+/// Runs a partial-sum pass over a one-token graph (they leave batched graphs alone).
+pub(crate) fn run_pass(g: &mut Graph, limits: &PassLimits, pass: &'static str, try_at: TryAt) -> PassReport {
+    let mut report = PassReport { pass, fused: 0, skipped: vec![] };
+    if !limits.one_token {
+        return report;
+    }
+    // A fusion removes one op before the next candidate, so walking on by index visits every op.
+    let mut i = 0;
+    while i < g.ops.len() {
+        match try_at(g, i, limits) {
+            Ok(()) => report.fused += 1,
+            Err(Some(e)) => report.skipped.push(e),
+            Err(None) => {}
+        }
+        i += 1;
+    }
+    report
 }
