@@ -318,27 +318,12 @@ fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32) {
 @group(0) @binding(12) var<storage, read> o_sm: array<vec2<f32>>;
 @group(0) @binding(13) var<storage, read_write> o_part: array<vec4<f32>>;
 
-struct OWords {
-    q0: vec4<u32>, q1: vec4<u32>, q2: vec4<u32>, q3: vec4<u32>,
-    sm0: vec2<f32>, sm1: vec2<f32>, sm2: vec2<f32>, sm3: vec2<f32>,
-}
+fn load_q(m: u32, i: u32) -> vec4<u32> { return o_q[i]; }
+fn load_sm(m: u32, i: u32) -> vec2<f32> { return o_sm[i]; }
 
 // Columns 4 quad .. 4 quad + 4 of o_proj at word `word` of its K.
-fn o_words(quad: u32, word: u32) -> OWords {
-    let vecs = p.n_heads * p.head_dim / 32u;
-    let groups = p.n_heads * p.head_dim / o_group();
-    let gv = word / (o_group() / 32u);
-    let c = 4u * quad;
-    var r: OWords;
-    r.q0 = o_q[c * vecs + word];
-    r.q1 = o_q[(c + 1u) * vecs + word];
-    r.q2 = o_q[(c + 2u) * vecs + word];
-    r.q3 = o_q[(c + 3u) * vecs + word];
-    r.sm0 = o_sm[c * groups + gv];
-    r.sm1 = o_sm[(c + 1u) * groups + gv];
-    r.sm2 = o_sm[(c + 2u) * groups + gv];
-    r.sm3 = o_sm[(c + 3u) * groups + gv];
-    return r;
+fn o_words(quad: u32, word: u32) -> Chunk {
+    return quad_words(0u, quad, word, p.n_heads * p.head_dim, o_group());
 }
 
 // grid: (n_heads, 1); task i of a head: word i % (hd / 32) of column quad i / (hd / 32), so
@@ -351,8 +336,8 @@ fn attention_decode_o(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invoc
     let tasks = wph * o_quads();
     // A thread's first two tasks' weights are requested before the attention, so their
     // latency hides in it (SmolLM2: 288 tasks on 256 threads).
-    var first: OWords;
-    var second: OWords;
+    var first: Chunk;
+    var second: Chunk;
     if (t < tasks) { first = o_words(t / wph, h * wph + t % wph); }
     if (t + WG < tasks) { second = o_words((t + WG) / wph, h * wph + (t + WG) % wph); }
     attend(h, t, 0u, 0u, step.pos0);
@@ -363,10 +348,8 @@ fn attention_decode_o(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invoc
         var c = first;
         if (i == t + WG) { c = second; } else if (i != t) { c = o_words(quad, h * wph + w); }
         let x = 8u * w;
-        o_part[(h * wph + w) * o_quads() + quad] = word_dot(
+        o_part[(h * wph + w) * o_quads() + quad] = chunk_dot(
             head_out[x], head_out[x + 1u], head_out[x + 2u], head_out[x + 3u],
-            head_out[x + 4u], head_out[x + 5u], head_out[x + 6u], head_out[x + 7u],
-            c.q0, c.q1, c.q2, c.q3,
-            vec4<f32>(c.sm0.x, c.sm1.x, c.sm2.x, c.sm3.x), vec4<f32>(c.sm0.y, c.sm1.y, c.sm2.y, c.sm3.y));
+            head_out[x + 4u], head_out[x + 5u], head_out[x + 6u], head_out[x + 7u], c);
     }
 }

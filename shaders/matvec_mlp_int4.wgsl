@@ -59,27 +59,6 @@ fn store(m: u32, i: u32, v: f32) { x_out[i] = v; }
 // The 32 SwiGLU values of this workgroup's word.
 var<workgroup> act: array<vec4<f32>, 8>;
 
-// Down projection columns 4 q .. 4 q + 4 at word w (absent columns past n2 read as zero).
-fn load_down(q: u32, w: u32) -> Chunk {
-    let vecs = dim_n0() / 32u;
-    let groups = dim_n0() / dim_group();
-    let gv = w / (dim_group() / 32u);
-    let c = 4u * q;
-    var r: Chunk;
-    r.q0 = down_q[c * vecs + w];
-    r.q1 = down_q[(c + 1u) * vecs + w];
-    r.q2 = down_q[(c + 2u) * vecs + w];
-    r.q3 = down_q[(c + 3u) * vecs + w];
-    r.sm0 = down_sm[c * groups + gv];
-    r.sm1 = down_sm[(c + 1u) * groups + gv];
-    r.sm2 = down_sm[(c + 2u) * groups + gv];
-    r.sm3 = down_sm[(c + 3u) * groups + gv];
-    return r;
-}
-
-fn scales(c: Chunk) -> vec4<f32> { return vec4<f32>(c.sm0.x, c.sm1.x, c.sm2.x, c.sm3.x); }
-fn offsets(c: Chunk) -> vec4<f32> { return vec4<f32>(c.sm0.y, c.sm1.y, c.sm2.y, c.sm3.y); }
-
 @compute @workgroup_size(256)
 fn matvec_mlp_int4(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     let t = lid.x;
@@ -102,7 +81,7 @@ fn matvec_mlp_int4(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocati
     // Every weight this workgroup reads first is requested before the prologue.
     let nq = dim_n2() / 4u;
     var dw: Chunk;
-    if (t < nq) { dw = load_down(t, wg.x); }
+    if (t < nq) { dw = quad_words(2u, t, wg.x, dim_n0(), dim_group()); }
     var wa = load_chunk(a0, a1, a2, a3, lane, vecs, vecs, groups, vec_per_group);
     var wb = load_chunk(b0, b1, b2, b3, lane, vecs, vecs, groups, vec_per_group);
     if ((FLAGS & PARTIALS_IN) != 0u) { sum_partials(wg, t); }
@@ -118,8 +97,8 @@ fn matvec_mlp_int4(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocati
             wb = load_chunk(b0, b1, b2, b3, v + LANES, vecs, vecs, groups, vec_per_group);
         }
         if (v < vecs) {
-            acc_a += row_dot(0u, 0u, v, cur_a.q0, cur_a.q1, cur_a.q2, cur_a.q3, scales(cur_a), offsets(cur_a));
-            acc_b += row_dot(0u, 0u, v, cur_b.q0, cur_b.q1, cur_b.q2, cur_b.q3, scales(cur_b), offsets(cur_b));
+            acc_a += row_dot(0u, 0u, v, cur_a.q0, cur_a.q1, cur_a.q2, cur_a.q3, chunk_scales(cur_a), chunk_offsets(cur_a));
+            acc_b += row_dot(0u, 0u, v, cur_b.q0, cur_b.q1, cur_b.q2, cur_b.q3, chunk_scales(cur_b), chunk_offsets(cur_b));
         }
     }
     let sa = group_sum(acc_a, t);
@@ -132,8 +111,7 @@ fn matvec_mlp_int4(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocati
     workgroupBarrier();
     for (var q = t; q < nq; q += WG) {
         var c = dw;
-        if (q != t) { c = load_down(q, wg.x); }
-        partials[wg.x * nq + q] = word_dot(act[0], act[1], act[2], act[3], act[4], act[5], act[6], act[7],
-                                           c.q0, c.q1, c.q2, c.q3, scales(c), offsets(c));
+        if (q != t) { c = quad_words(2u, q, wg.x, dim_n0(), dim_group()); }
+        partials[wg.x * nq + q] = chunk_dot(act[0], act[1], act[2], act[3], act[4], act[5], act[6], act[7], c);
     }
 }

@@ -1,7 +1,9 @@
 // One 32-weight word of four INT4 columns against 32 inputs: the arithmetic every
 // INT4 decode kernel shares (matvec_int4_core.wgsl's main loop, the MLP's down
 // partials, attention's o_proj partials), so a sum split differently across
-// kernels still adds bit-identical terms.
+// kernels still adds bit-identical terms. A kernel that includes this defines the
+// hooks load_q(m, i) -> vec4<u32> and load_sm(m, i) -> vec2<f32> (word i, scale
+// group i of its matrix m).
 
 // Four nibbles of `word` (bits 0..16: lo, 16..32: hi) as the floats 1 + q / 16, built by
 // moving each nibble into the top mantissa bits of 1.0 (shift + mask + or): no int to
@@ -43,4 +45,38 @@ fn word_dot(x0: vec4<f32>, x1: vec4<f32>, x2: vec4<f32>, x3: vec4<f32>,
     a = word_step(a, x6, x7, q0.w, q1.w, q2.w, q3.w);
     let sc16 = 16.0 * sc;
     return sc16 * a.dq + (ofs - sc16) * a.sx;
+}
+
+// One word of four columns' weights with their scale groups (zeros for absent columns).
+struct Chunk {
+    q0: vec4<u32>, q1: vec4<u32>, q2: vec4<u32>, q3: vec4<u32>,
+    sm0: vec2<f32>, sm1: vec2<f32>, sm2: vec2<f32>, sm3: vec2<f32>,
+}
+
+fn chunk_scales(c: Chunk) -> vec4<f32> { return vec4<f32>(c.sm0.x, c.sm1.x, c.sm2.x, c.sm3.x); }
+fn chunk_offsets(c: Chunk) -> vec4<f32> { return vec4<f32>(c.sm0.y, c.sm1.y, c.sm2.y, c.sm3.y); }
+
+// Columns 4 quad .. 4 quad + 4 of matrix m (K = k, scale groups of `group`) at word `word`
+// of their K: the split matvecs' loads (the MLP's down partials, attention's o_proj).
+fn quad_words(m: u32, quad: u32, word: u32, k: u32, group: u32) -> Chunk {
+    let vecs = k / 32u;
+    let groups = k / group;
+    let gv = word / (group / 32u);
+    let c = 4u * quad;
+    var r: Chunk;
+    r.q0 = load_q(m, c * vecs + word);
+    r.q1 = load_q(m, (c + 1u) * vecs + word);
+    r.q2 = load_q(m, (c + 2u) * vecs + word);
+    r.q3 = load_q(m, (c + 3u) * vecs + word);
+    r.sm0 = load_sm(m, c * groups + gv);
+    r.sm1 = load_sm(m, (c + 1u) * groups + gv);
+    r.sm2 = load_sm(m, (c + 2u) * groups + gv);
+    r.sm3 = load_sm(m, (c + 3u) * groups + gv);
+    return r;
+}
+
+// word_dot of a loaded Chunk.
+fn chunk_dot(x0: vec4<f32>, x1: vec4<f32>, x2: vec4<f32>, x3: vec4<f32>,
+             x4: vec4<f32>, x5: vec4<f32>, x6: vec4<f32>, x7: vec4<f32>, c: Chunk) -> vec4<f32> {
+    return word_dot(x0, x1, x2, x3, x4, x5, x6, x7, c.q0, c.q1, c.q2, c.q3, chunk_scales(c), chunk_offsets(c));
 }

@@ -192,11 +192,6 @@ fn emit(wgy: u32, r: u32, j: u32, mc: vec2<u32>, sr: vec4<f32>, add: vec2<f32>) 
 }
 
 // One lane's weights of its four columns for vec index v (zeros past the end or for absent columns).
-struct Chunk {
-    q0: vec4<u32>, q1: vec4<u32>, q2: vec4<u32>, q3: vec4<u32>,
-    sm0: vec2<f32>, sm1: vec2<f32>, sm2: vec2<f32>, sm3: vec2<f32>,
-}
-
 fn load_chunk(mc0: vec2<u32>, mc1: vec2<u32>, mc2: vec2<u32>, mc3: vec2<u32>, v: u32, v_end: u32, vecs: u32,
               groups: u32, vec_per_group: u32) -> Chunk {
     var c: Chunk;
@@ -346,8 +341,8 @@ fn matvec_core(wg: vec3<u32>, lid: vec3<u32>) {
             w = load_chunk(mc0, mc1, mc2, mc3, v + LANES, v_end, vecs, groups, vec_per_group);
         }
         if (v < v_end) {
-            let sc = vec4<f32>(cur.sm0.x, cur.sm1.x, cur.sm2.x, cur.sm3.x);
-            let ofs = vec4<f32>(cur.sm0.y, cur.sm1.y, cur.sm2.y, cur.sm3.y);
+            let sc = chunk_scales(cur);
+            let ofs = chunk_offsets(cur);
             if (nr > 0u) { a0 += row_dot(in_row(wg.y, 0u), 0u, v, cur.q0, cur.q1, cur.q2, cur.q3, sc, ofs); }
             if (nr > 1u) { a1 += row_dot(in_row(wg.y, 1u), 1u, v, cur.q0, cur.q1, cur.q2, cur.q3, sc, ofs); }
             if (nr > 2u) { a2 += row_dot(in_row(wg.y, 2u), 2u, v, cur.q0, cur.q1, cur.q2, cur.q3, sc, ofs); }
