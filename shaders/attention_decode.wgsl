@@ -156,6 +156,101 @@ fn value_at(j: u32, pos: u32, c: u32, base4: u32, hd4: u32) -> vec4<f32> {
     return v_cache[base4 + j * hd4 + c];
 }
 
+// The cache rows a thread reads first, requested when the kernel starts: they do not depend on
+// this step's q / k / v, so their memory round trips overlap the loads of q, k, v and the rotary
+// embedding instead of following them (decode attention is a chain of round trips). The key row
+// of the thread's first position (head_dim <= 64: 16 vec4s), and the value vec4s of the first
+// eight positions of its key slice; used in the loops' own order of adds, so no bit changes.
+const PREFETCH_HD4: u32 = 16u;
+struct KeyRow {
+    k0: vec4<f32>, k1: vec4<f32>, k2: vec4<f32>, k3: vec4<f32>, k4: vec4<f32>, k5: vec4<f32>, k6: vec4<f32>, k7: vec4<f32>,
+    k8: vec4<f32>, k9: vec4<f32>, k10: vec4<f32>, k11: vec4<f32>, k12: vec4<f32>, k13: vec4<f32>, k14: vec4<f32>, k15: vec4<f32>,
+}
+struct ValueRows {
+    v0: vec4<f32>, v1: vec4<f32>, v2: vec4<f32>, v3: vec4<f32>, v4: vec4<f32>, v5: vec4<f32>, v6: vec4<f32>, v7: vec4<f32>,
+}
+
+// Key row at vec4 index `at` (hd4 <= PREFETCH_HD4 vec4s).
+fn load_key_row(at: u32, hd4: u32) -> KeyRow {
+    var r: KeyRow;
+    if (hd4 > 0u) { r.k0 = k_cache[at + 0u]; }
+    if (hd4 > 1u) { r.k1 = k_cache[at + 1u]; }
+    if (hd4 > 2u) { r.k2 = k_cache[at + 2u]; }
+    if (hd4 > 3u) { r.k3 = k_cache[at + 3u]; }
+    if (hd4 > 4u) { r.k4 = k_cache[at + 4u]; }
+    if (hd4 > 5u) { r.k5 = k_cache[at + 5u]; }
+    if (hd4 > 6u) { r.k6 = k_cache[at + 6u]; }
+    if (hd4 > 7u) { r.k7 = k_cache[at + 7u]; }
+    if (hd4 > 8u) { r.k8 = k_cache[at + 8u]; }
+    if (hd4 > 9u) { r.k9 = k_cache[at + 9u]; }
+    if (hd4 > 10u) { r.k10 = k_cache[at + 10u]; }
+    if (hd4 > 11u) { r.k11 = k_cache[at + 11u]; }
+    if (hd4 > 12u) { r.k12 = k_cache[at + 12u]; }
+    if (hd4 > 13u) { r.k13 = k_cache[at + 13u]; }
+    if (hd4 > 14u) { r.k14 = k_cache[at + 14u]; }
+    if (hd4 > 15u) { r.k15 = k_cache[at + 15u]; }
+    return r;
+}
+
+// The scores loop's dot of q with a prefetched key row (the same order of adds).
+fn key_row_dot(r: KeyRow, hd4: u32) -> f32 {
+    var d = 0.0;
+    if (hd4 > 0u) { d += dot(q4(0u), r.k0); }
+    if (hd4 > 1u) { d += dot(q4(1u), r.k1); }
+    if (hd4 > 2u) { d += dot(q4(2u), r.k2); }
+    if (hd4 > 3u) { d += dot(q4(3u), r.k3); }
+    if (hd4 > 4u) { d += dot(q4(4u), r.k4); }
+    if (hd4 > 5u) { d += dot(q4(5u), r.k5); }
+    if (hd4 > 6u) { d += dot(q4(6u), r.k6); }
+    if (hd4 > 7u) { d += dot(q4(7u), r.k7); }
+    if (hd4 > 8u) { d += dot(q4(8u), r.k8); }
+    if (hd4 > 9u) { d += dot(q4(9u), r.k9); }
+    if (hd4 > 10u) { d += dot(q4(10u), r.k10); }
+    if (hd4 > 11u) { d += dot(q4(11u), r.k11); }
+    if (hd4 > 12u) { d += dot(q4(12u), r.k12); }
+    if (hd4 > 13u) { d += dot(q4(13u), r.k13); }
+    if (hd4 > 14u) { d += dot(q4(14u), r.k14); }
+    if (hd4 > 15u) { d += dot(q4(15u), r.k15); }
+    return d;
+}
+
+// Value vec4 column c of the slice's first eight positions j = sl + i * slices (< len, not pos).
+fn load_value_rows(base4: u32, hd4: u32, c: u32, sl: u32, slices: u32, len: u32, pos: u32) -> ValueRows {
+    var r: ValueRows;
+    let j0 = sl;
+    if (j0 < len && j0 != pos) { r.v0 = v_cache[base4 + j0 * hd4 + c]; }
+    let j1 = sl + slices;
+    if (j1 < len && j1 != pos) { r.v1 = v_cache[base4 + j1 * hd4 + c]; }
+    let j2 = sl + 2u * slices;
+    if (j2 < len && j2 != pos) { r.v2 = v_cache[base4 + j2 * hd4 + c]; }
+    let j3 = sl + 3u * slices;
+    if (j3 < len && j3 != pos) { r.v3 = v_cache[base4 + j3 * hd4 + c]; }
+    let j4 = sl + 4u * slices;
+    if (j4 < len && j4 != pos) { r.v4 = v_cache[base4 + j4 * hd4 + c]; }
+    let j5 = sl + 5u * slices;
+    if (j5 < len && j5 != pos) { r.v5 = v_cache[base4 + j5 * hd4 + c]; }
+    let j6 = sl + 6u * slices;
+    if (j6 < len && j6 != pos) { r.v6 = v_cache[base4 + j6 * hd4 + c]; }
+    let j7 = sl + 7u * slices;
+    if (j7 < len && j7 != pos) { r.v7 = v_cache[base4 + j7 * hd4 + c]; }
+    return r;
+}
+
+// Value i of the prefetched rows, or the new token's (vs) at position pos.
+fn value_pref(r: ValueRows, i: u32, j: u32, pos: u32, c: u32) -> vec4<f32> {
+    if (j == pos) { return vec4<f32>(vs[4u * c], vs[4u * c + 1u], vs[4u * c + 2u], vs[4u * c + 3u]); }
+    switch i {
+        case 0u: { return r.v0; }
+        case 1u: { return r.v1; }
+        case 2u: { return r.v2; }
+        case 3u: { return r.v3; }
+        case 4u: { return r.v4; }
+        case 5u: { return r.v5; }
+        case 6u: { return r.v6; }
+        default: { return r.v7; }
+    }
+}
+
 // Head h of activation row `row`, whose sequence lives in cache slot `slot`
 // and whose new token sits at `pos`.
 fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32) {
@@ -164,6 +259,17 @@ fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32) {
     let qrow = row * p.n_heads * hd;
     let kvrow = row * p.n_kv_heads * hd;
     let cache_base = (slot * p.n_kv_heads + kvh) * p.max_seq * hd;
+    let len = min(pos + 1u, p.max_seq);
+    let hd4 = hd / 4u;
+    let slices = WG / hd4;
+    let c = t % hd4;
+    let sl = t / hd4;
+    let base4 = cache_base / 4u;
+    let key_pref = hd4 <= PREFETCH_HD4 && t < len && t != pos;
+    var kp: KeyRow;
+    if (key_pref) { kp = load_key_row(base4 + t * hd4, hd4); }
+    var vp: ValueRows;
+    if (sl < slices) { vp = load_value_rows(base4, hd4, c, sl, slices, len, pos); }
     if ((FLAGS & PREPARED) != 0u) {
         if (t < hd) {
             qs[t] = q[qrow + h * hd + t];
@@ -206,12 +312,6 @@ fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32) {
     // then the slices' partial outputs are summed through workgroup memory.
     // The new token (position pos) uses ks / vs directly: its cache row may be
     // written by another workgroup of the kv group during this dispatch.
-    let len = min(pos + 1u, p.max_seq);
-    let hd4 = hd / 4u;
-    let slices = WG / hd4;
-    let c = t % hd4;
-    let sl = t / hd4;
-    let base4 = cache_base / 4u;
     var m = NEG;
     var l = 0.0;
     var acc = vec4<f32>(0.0);
@@ -221,7 +321,9 @@ fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32) {
         for (var jj = t; jj < cnt; jj += WG) {
             let j = c0 + jj;
             var d = 0.0;
-            if (j == pos) {
+            if (j == t && key_pref) {
+                d = key_row_dot(kp, hd4);
+            } else if (j == pos) {
                 // The same vec4 grouping as a cache row, so both modes round alike.
                 for (var i = 0u; i < hd4; i++) {
                     d += dot(q4(i), vec4<f32>(ks[4u * i], ks[4u * i + 1u], ks[4u * i + 2u], ks[4u * i + 3u]));
@@ -267,8 +369,15 @@ fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32) {
         l = l * alpha + reduce_sum(t, psum);
         if (sl < slices) {
             var a = acc * alpha;
-            // Eight value rows requested before any is used.
             var jj = sl;
+            if (c0 == 0u) {
+                // The slice's first eight positions from the prefetched rows.
+                for (var i = 0u; i < 8u; i++) {
+                    if (jj < cnt) { a += probs[jj] * value_pref(vp, i, jj, pos, c); }
+                    jj += slices;
+                }
+            }
+            // Eight value rows requested before any is used.
             for (; jj + 7u * slices < cnt; jj += 8u * slices) {
                 let v0 = value_at(c0 + jj, pos, c, base4, hd4);
                 let v1 = value_at(c0 + jj + slices, pos, c, base4, hd4);
