@@ -47,7 +47,8 @@ const NEG: f32 = -3.4028235e38;
 var<workgroup> qs: array<f32, 256>;
 var<workgroup> ks: array<f32, 256>;
 var<workgroup> vs: array<f32, 256>;
-var<workgroup> tmp: array<f32, 256>;
+// The new token's q and k lanes (x: q, y: k), for rope's partner lanes.
+var<workgroup> qk_pair: array<vec2<f32>, 256>;
 // Positions are taken CHUNK at a time: scores, then probabilities, of one chunk.
 const CHUNK: u32 = 1024u;
 var<workgroup> probs: array<f32, CHUNK>;
@@ -56,20 +57,19 @@ var<workgroup> part: array<vec4<f32>, 256>;
 // This head's output (attention_decode_o multiplies it into o_proj).
 var<workgroup> head_out: array<vec4<f32>, 64>;
 
-// The q_norm / k_norm sum in rmsnorm.wgsl's tree order on every adapter, so fused and
-// unfused decode agree to the bit (reduce_sum's order depends on the adapter's subgroups).
-var<workgroup> norm_red: array<f32, 256>;
+// The q_norm / k_norm sums in rmsnorm.wgsl's tree order on every adapter, so fused and
+// unfused decode agree to the bit (reduce_sum's order depends on the adapter's subgroups);
+// q's in x, k's in y, one tree for both (each component adds in the scalar tree's order).
+var<workgroup> norm_red: array<vec2<f32>, 256>;
 
-fn tree_sum(t: u32, x: f32) -> f32 {
+fn tree_sum2(t: u32, x: vec2<f32>) -> vec2<f32> {
     norm_red[t] = x;
     workgroupBarrier();
     for (var s = 128u; s > 0u; s >>= 1u) {
         if (t < s) { norm_red[t] += norm_red[t + s]; }
         workgroupBarrier();
     }
-    let r = norm_red[0];
-    workgroupBarrier();
-    return r;
+    return norm_red[0];
 }
 
 // Lane t's rotary pair: (cos, sin) at `pos` (loaded once for q and k, with them).
@@ -81,22 +81,17 @@ fn rope_cs(t: u32, pos: u32) -> vec2<f32> {
     return cos_sin[pos * half + i];
 }
 
-// tmp holds one head vector; optional RMSNorm with `is_q` choosing the weight,
-// then rope with lane t's pair `cs`; the result is returned for lane t (t < head_dim).
-fn norm_rope(t: u32, is_q: bool, cs: vec2<f32>) -> f32 {
+// Lane t (< head_dim) of the new token's q (x) and k (y) head vectors: optional RMSNorm
+// (weights g: q_norm[t], k_norm[t]), then rope with lane t's pair `cs`, both vectors at once
+// (the rmsnorm and rope kernels' arithmetic per vector).
+fn norm_rope_qk(t: u32, qk_in: vec2<f32>, g: vec2<f32>, cs: vec2<f32>) -> vec2<f32> {
     let hd = p.head_dim;
-    var x = 0.0;
-    if (t < hd) { x = tmp[t]; }
+    var x = qk_in;
     if ((FLAGS & QK_NORM) != 0u) {
-        let inv = inverseSqrt(tree_sum(t, x * x) / f32(hd) + p.eps);
-        if (t < hd) {
-            var g: f32;
-            if (is_q) { g = q_norm[t]; } else { g = k_norm[t]; }
-            x = (x * inv) * g;
-        }
+        let inv = inverseSqrt(tree_sum2(t, x * x) / f32(hd) + vec2<f32>(p.eps));
+        x = (x * inv) * g;
     }
-    workgroupBarrier();
-    if (t < hd) { tmp[t] = x; }
+    if (t < hd) { qk_pair[t] = x; }
     workgroupBarrier();
     let half = p.rotary_dim / 2u;
     var y = x;
@@ -109,10 +104,9 @@ fn norm_rope(t: u32, is_q: bool, cs: vec2<f32>) -> f32 {
             first = t < half;
             if (first) { partner = t + half; } else { partner = t - half; }
         }
-        let o = tmp[partner];
+        let o = qk_pair[partner];
         if (first) { y = x * cs.x - o * cs.y; } else { y = x * cs.x + o * cs.y; }
     }
-    workgroupBarrier();
     return y;
 }
 
@@ -278,21 +272,20 @@ fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32) {
             vs[t] = v_cache[at][t % 4u];
         }
     } else {
-        // q, k, v and the rotary pair requested together: one memory round trip.
-        var kin = 0.0;
+        // q, k, v, the rotary pair and the norm weights requested together: one memory round trip.
+        var qk_in = vec2<f32>(0.0);
+        var g = vec2<f32>(1.0);
         var vin = 0.0;
         if (t < hd) {
-            tmp[t] = q[qrow + h * hd + t];
-            kin = k[kvrow + kvh * hd + t];
+            qk_in = vec2<f32>(q[qrow + h * hd + t], k[kvrow + kvh * hd + t]);
             vin = v[kvrow + kvh * hd + t];
+            if ((FLAGS & QK_NORM) != 0u) { g = vec2<f32>(q_norm[t], k_norm[t]); }
         }
         let cs = rope_cs(t, pos);
-        workgroupBarrier();
-        let qv = norm_rope(t, true, cs);
-        if (t < hd) { qs[t] = qv; tmp[t] = kin; }
-        workgroupBarrier();
-        let kv = norm_rope(t, false, cs);
+        let qk = norm_rope_qk(t, qk_in, g, cs);
+        let kv = qk.y;
         if (t < hd) {
+            qs[t] = qk.x;
             ks[t] = kv;
             vs[t] = vin;
         }
