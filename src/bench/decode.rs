@@ -56,9 +56,13 @@ pub fn run(
     s.next_token()?;
     let decode_s = t0.elapsed().as_secs_f64();
     s.reset();
-    let t0 = Instant::now();
-    let got = s.generate(&prompt, tokens, |_| true)?;
-    let generate_s = t0.elapsed().as_secs_f64();
+    // Timed from the first token (the prompt's) to the last: decode steps only, no prefill.
+    let mut first: Option<Instant> = None;
+    let got = s.generate(&prompt, tokens, |_| {
+        first.get_or_insert_with(Instant::now);
+        true
+    })?;
+    let generate_s = first.expect("generate produced a token").elapsed().as_secs_f64();
     let generate_tokens_per_s = (got.len() - 1) as f64 / generate_s;
     // Prefill of `prefill` tokens in one chunk.
     let long: Vec<u32> = (0..prefill as u32).map(|i| 1 + i * 7 % 1000).collect();
