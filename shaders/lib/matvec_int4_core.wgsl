@@ -217,11 +217,22 @@ fn norm_rows(wgy: u32, t: u32, nr: u32) {
         }
         partial[t] = ss;
         workgroupBarrier();
-        for (var s = WG / 2u; s > 0u; s >>= 1u) {
+        // rmsnorm.wgsl's tree; where subgroups are 32 wide its last five levels are shuffles
+        // in the first lane group (the same adds: 5 barriers instead of 10).
+        var stop = 0u;
+        if (TREE_TAIL_SHUFFLES) { stop = 16u; }
+        for (var s = WG / 2u; s > stop; s >>= 1u) {
             if (t < s) { partial[t] += partial[t + s]; }
             workgroupBarrier();
         }
-        if (t == 0u) { inv_rms[r] = inverseSqrt(partial[0] / f32(dim_k()) + p.eps); }
+        if (TREE_TAIL_SHUFFLES) {
+            if (t < LANES) {
+                let total = tree_tail32(partial[t]);
+                if (t == 0u) { inv_rms[r] = inverseSqrt(total / f32(dim_k()) + p.eps); }
+            }
+        } else if (t == 0u) {
+            inv_rms[r] = inverseSqrt(partial[0] / f32(dim_k()) + p.eps);
+        }
         workgroupBarrier();
     }
 }

@@ -16,3 +16,7 @@ fn group_sum(v: vec4<f32>, t: u32) -> vec4<f32> {
     workgroupBarrier();
     return r;
 }
+
+// No subgroup tail here: trees run every level through workgroup memory (see reduce_subgroup.wgsl).
+const TREE_TAIL_SHUFFLES: bool = false;
+fn tree_tail32(v: f32) -> f32 { return v; }
