@@ -46,7 +46,10 @@ fn embed_f32_and_int4() {
             let plan = run(g, m, 0, m);
             let src = if int4 { q.dequantize() } else { table.clone() };
             let want = reference::embed(&src, width, &tokens);
-            assert_close("embed", &plan.read_f32(out, m * width).unwrap(), &want, 0.0, 0.0);
+            // f32 rows are copied exactly; an INT4 row is s * q + m, which a driver may contract
+            // into one FMA (NVIDIA's does): one rounding fewer, an ulp apart from the CPU's.
+            let rtol = if int4 { 1.2e-7 } else { 0.0 };
+            assert_close("embed", &plan.read_f32(out, m * width).unwrap(), &want, 0.0, rtol);
         }
     }
 }
