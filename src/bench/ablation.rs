@@ -24,6 +24,8 @@ pub struct KernelCost {
 #[derive(Debug, serde::Serialize)]
 pub struct Ablation {
     pub full_us: f64,
+    /// The full step with its Step uniform written (queue.write_buffer) before each submission.
+    pub step_written_us: f64,
     pub floor_plan_grids_us: f64,
     pub floor_one_workgroup_us: f64,
     /// The plan-grid floor with two different empty kernels alternating (what switching pipelines
@@ -42,8 +44,14 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) l:
 
 /// Runs `steps` steps (after a warm-up) encoding with `record`, returns wall us per step.
 fn wall_us(plan: &Plan, steps: usize, record: &dyn Fn(&mut wgpu::ComputePass<'_>)) -> f64 {
+    wall_us_prepared(plan, steps, &|| {}, record)
+}
+
+/// Like `wall_us`, calling `prepare` before each step's submission (e.g. a queue write).
+fn wall_us_prepared(plan: &Plan, steps: usize, prepare: &dyn Fn(), record: &dyn Fn(&mut wgpu::ComputePass<'_>)) -> f64 {
     let gpu = plan.gpu();
     let go = || {
+        prepare();
         let mut enc = gpu.device.create_command_encoder(&Default::default());
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
@@ -130,8 +138,12 @@ pub fn run(plan: &Plan, pos: usize, steps: usize) -> Ablation {
         })
     };
     let full_us = full_before.min(wall_us(plan, steps, &|p| plan.encode(p, 1)));
+    // The same step with its Step uniform written before each submission, as every real decode step is
+    // (queue.write_buffer: a staging copy ahead of the step's pass); the position stays `pos`.
+    let step_written_us = wall_us_prepared(plan, steps, &|| plan.set_step(1, pos), &|p| plan.encode(p, 1));
     Ablation {
         full_us,
+        step_written_us,
         floor_plan_grids_us: floor(false, false),
         floor_one_workgroup_us: floor(true, false),
         floor_alternating_us: floor(false, true),

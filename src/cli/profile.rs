@@ -127,6 +127,7 @@ fn print_ablation(a: &crate::bench::ablation::Ablation) {
         a.floor_one_workgroup_us,
         a.floor_alternating_us
     );
+    println!("full step with its Step uniform written before each submission: {:.1} us", a.step_written_us);
     println!("{:<18} {:>6} {:>5} {:>12} {:>12}", "only kernel", "flags", "count", "wall us", "us each");
     for k in &a.kernels {
         let (kernel, flags) = (format!("{:?}", k.kernel), format!("{:#x}", k.flags));
