@@ -146,7 +146,7 @@ fn q4(i: u32) -> vec4<f32> {
 
 // Value row j's vec4 column c: the new token's from vs, the others from the cache.
 fn value_at(j: u32, pos: u32, c: u32, base4: u32, hd4: u32) -> vec4<f32> {
-    if (j == pos) { return vec4<f32>(vs[4u * c], vs[4u * c + 1u], vs[4u * c + 2u], vs[4u * c + 3u]); }
+    if (j == pos) { return new_value(c); }
     return v_cache[base4 + j * hd4 + c];
 }
 
@@ -208,31 +208,33 @@ fn key_row_dot(r: KeyRow, hd4: u32) -> f32 {
     return d;
 }
 
-// Value vec4 column c of the slice's first eight positions j = sl + i * slices (< len, not pos).
-fn load_value_rows(base4: u32, hd4: u32, c: u32, sl: u32, slices: u32, len: u32, pos: u32) -> ValueRows {
-    var r: ValueRows;
-    let j0 = sl;
-    if (j0 < len && j0 != pos) { r.v0 = v_cache[base4 + j0 * hd4 + c]; }
-    let j1 = sl + slices;
-    if (j1 < len && j1 != pos) { r.v1 = v_cache[base4 + j1 * hd4 + c]; }
-    let j2 = sl + 2u * slices;
-    if (j2 < len && j2 != pos) { r.v2 = v_cache[base4 + j2 * hd4 + c]; }
-    let j3 = sl + 3u * slices;
-    if (j3 < len && j3 != pos) { r.v3 = v_cache[base4 + j3 * hd4 + c]; }
-    let j4 = sl + 4u * slices;
-    if (j4 < len && j4 != pos) { r.v4 = v_cache[base4 + j4 * hd4 + c]; }
-    let j5 = sl + 5u * slices;
-    if (j5 < len && j5 != pos) { r.v5 = v_cache[base4 + j5 * hd4 + c]; }
-    let j6 = sl + 6u * slices;
-    if (j6 < len && j6 != pos) { r.v6 = v_cache[base4 + j6 * hd4 + c]; }
-    let j7 = sl + 7u * slices;
-    if (j7 < len && j7 != pos) { r.v7 = v_cache[base4 + j7 * hd4 + c]; }
-    return r;
+// The new token's value vec4 column c (from vs: its cache row may not be written yet).
+fn new_value(c: u32) -> vec4<f32> {
+    return vec4<f32>(vs[4u * c], vs[4u * c + 1u], vs[4u * c + 2u], vs[4u * c + 3u]);
 }
 
-// Value i of the prefetched rows, or the new token's (vs) at position pos.
+// Cached value vec4 column c of position j, or zeros where j is past len or the new token's.
+fn cached_value(base4: u32, hd4: u32, c: u32, j: u32, len: u32, pos: u32) -> vec4<f32> {
+    if (j < len && j != pos) { return v_cache[base4 + j * hd4 + c]; }
+    return vec4<f32>(0.0);
+}
+
+// Value vec4 column c of the slice's first eight positions j = sl + i * slices.
+fn load_value_rows(base4: u32, hd4: u32, c: u32, sl: u32, slices: u32, len: u32, pos: u32) -> ValueRows {
+    return ValueRows(
+        cached_value(base4, hd4, c, sl, len, pos),
+        cached_value(base4, hd4, c, sl + slices, len, pos),
+        cached_value(base4, hd4, c, sl + 2u * slices, len, pos),
+        cached_value(base4, hd4, c, sl + 3u * slices, len, pos),
+        cached_value(base4, hd4, c, sl + 4u * slices, len, pos),
+        cached_value(base4, hd4, c, sl + 5u * slices, len, pos),
+        cached_value(base4, hd4, c, sl + 6u * slices, len, pos),
+        cached_value(base4, hd4, c, sl + 7u * slices, len, pos));
+}
+
+// Value i of the prefetched rows, or the new token's at position pos.
 fn value_pref(r: ValueRows, i: u32, j: u32, pos: u32, c: u32) -> vec4<f32> {
-    if (j == pos) { return vec4<f32>(vs[4u * c], vs[4u * c + 1u], vs[4u * c + 2u], vs[4u * c + 3u]); }
+    if (j == pos) { return new_value(c); }
     switch i {
         case 0u: { return r.v0; }
         case 1u: { return r.v1; }
