@@ -2,8 +2,8 @@
 //! structs match the Rust layouts in `gpu::params` field by field.
 
 use gerbil::gpu::kernels::{
-    uses_erf, ERF, GATED_DELTA_CORE, GROUP_SUM_SHARED, GROUP_SUM_SUBGROUP, INT4_WORD, MATVEC_INT4_CORE,
-    WG_REDUCE_SHARED, WG_REDUCE_SUBGROUP,
+    group_sum_prelude, uses_erf, Reductions, ERF, GATED_DELTA_CORE, GROUP_SUM_SHARED, GROUP_SUM_SUBGROUP, INT4_WORD,
+    MATVEC_INT4_CORE, WG_REDUCE_SHARED, WG_REDUCE_SUBGROUP,
 };
 use gerbil::gpu::params::Step;
 use gerbil::gpu::KernelId;
@@ -41,8 +41,14 @@ fn every_shader_file_validates() {
             let src = std::fs::read_to_string(&path).unwrap();
             // The INT4 matvec kernels are validated behind their library code, with each group_sum.
             if src.contains("matvec_core(") || src.contains("fn matvec_mlp_int4(") {
-                for prelude in [GROUP_SUM_SHARED, GROUP_SUM_SUBGROUP] {
-                    module(&format!("{prelude}\n{INT4_WORD}\n{MATVEC_INT4_CORE}\n{src}"), &path.display().to_string());
+                for neighbours_first in [false, true] {
+                    for subgroups32 in [false, true] {
+                        let prelude = group_sum_prelude(Reductions { subgroups32, neighbours_first });
+                        module(
+                            &format!("{prelude}\n{INT4_WORD}\n{MATVEC_INT4_CORE}\n{src}"),
+                            &path.display().to_string(),
+                        );
+                    }
                 }
             } else if src.contains("reduce_max(") && !src.contains("fn reduce_max(") {
                 // Decode attention: behind each workgroup-reduction prelude.
@@ -74,8 +80,9 @@ fn every_kernel_is_registered_with_matching_uniforms() {
     let rust_step: Vec<(String, usize)> = Step::FIELDS.iter().map(|(n, o)| (n.to_string(), *o)).collect();
     for k in KernelId::ALL {
         let src = k.source();
-        let (m, _) = module(&src.wgsl(false), src.file);
-        module(&src.wgsl(true), src.file);
+        let (m, _) = module(&src.wgsl(Reductions::default()), src.file);
+        module(&src.wgsl(Reductions { subgroups32: true, neighbours_first: false }), src.file);
+        module(&src.wgsl(Reductions { subgroups32: true, neighbours_first: true }), src.file);
         assert!(
             m.entry_points.iter().any(|e| e.name == src.entry && e.stage == naga::ShaderStage::Compute),
             "{k:?}: no compute entry point '{}' in {}",

@@ -248,30 +248,40 @@ fn lane_partial(q: u32, l: u32) -> vec4<f32> {
     return a;
 }
 
-// The 32 lane values of quad q summed in reduce_shared.wgsl's tree (lane l += lane l + s for
-// s = 16, 8, 4, 2, 1), inside one invocation: bit for bit the plain matvec's group_sum where that
-// is the workgroup-memory tree (lavapipe: CI's fused-vs-unfused tests). subgroupAdd's order is the
-// driver's; spelling the tree out in shuffles to match it cost every matvec 4-5% on the H200, so
-// there the sum agrees to rounding. Written out, so every load is independent and in flight at
-// once and nothing is indexed dynamically (a loop over a local array, or subgroupAdd over lane
-// groups in a loop, cost 8 us more per dispatch on the H200).
+// Lane l's value in a butterfly that adds lanes l and l ^ s for s = 16, 8, 4, 2, 1 (reduce_shared.wgsl's
+// tree, and subgroupAdd where the start-up probe found that order): l itself. Where subgroupAdd adds
+// neighbours first (s = 1, 2, .., 16; SUBGROUP_ADD_NEIGHBOURS, from gpu/subgroup_order.rs), the same
+// tree over the bit-reversed lanes is that butterfly (level s meets lane l ^ reverse(s)).
+fn tree_lane(l: u32) -> u32 {
+    if (SUBGROUP_ADD_NEIGHBOURS) { return reverseBits(l) >> 27u; }
+    return l;
+}
+
+fn tree_partial(q: u32, l: u32) -> vec4<f32> { return lane_partial(q, tree_lane(l)); }
+
+// The 32 lane values of quad q summed inside one invocation in the order the plain matvec's
+// group_sum adds them: the workgroup-memory tree (lavapipe: CI's fused-vs-unfused tests) or the
+// driver's subgroupAdd butterfly as probed at start-up, so fused and unfused sums agree to the
+// bit (where the probe recognises no order, to rounding). Written out, so every load is
+// independent and in flight at once and nothing is indexed dynamically (a loop over a local
+// array, or subgroupAdd over lane groups in a loop, cost 8 us more per dispatch on the H200).
 fn partials_tree(q: u32) -> vec4<f32> {
-    let c0 = lane_partial(q, 0u) + lane_partial(q, 16u);
-    let c1 = lane_partial(q, 1u) + lane_partial(q, 17u);
-    let c2 = lane_partial(q, 2u) + lane_partial(q, 18u);
-    let c3 = lane_partial(q, 3u) + lane_partial(q, 19u);
-    let c4 = lane_partial(q, 4u) + lane_partial(q, 20u);
-    let c5 = lane_partial(q, 5u) + lane_partial(q, 21u);
-    let c6 = lane_partial(q, 6u) + lane_partial(q, 22u);
-    let c7 = lane_partial(q, 7u) + lane_partial(q, 23u);
-    let c8 = lane_partial(q, 8u) + lane_partial(q, 24u);
-    let c9 = lane_partial(q, 9u) + lane_partial(q, 25u);
-    let c10 = lane_partial(q, 10u) + lane_partial(q, 26u);
-    let c11 = lane_partial(q, 11u) + lane_partial(q, 27u);
-    let c12 = lane_partial(q, 12u) + lane_partial(q, 28u);
-    let c13 = lane_partial(q, 13u) + lane_partial(q, 29u);
-    let c14 = lane_partial(q, 14u) + lane_partial(q, 30u);
-    let c15 = lane_partial(q, 15u) + lane_partial(q, 31u);
+    let c0 = tree_partial(q, 0u) + tree_partial(q, 16u);
+    let c1 = tree_partial(q, 1u) + tree_partial(q, 17u);
+    let c2 = tree_partial(q, 2u) + tree_partial(q, 18u);
+    let c3 = tree_partial(q, 3u) + tree_partial(q, 19u);
+    let c4 = tree_partial(q, 4u) + tree_partial(q, 20u);
+    let c5 = tree_partial(q, 5u) + tree_partial(q, 21u);
+    let c6 = tree_partial(q, 6u) + tree_partial(q, 22u);
+    let c7 = tree_partial(q, 7u) + tree_partial(q, 23u);
+    let c8 = tree_partial(q, 8u) + tree_partial(q, 24u);
+    let c9 = tree_partial(q, 9u) + tree_partial(q, 25u);
+    let c10 = tree_partial(q, 10u) + tree_partial(q, 26u);
+    let c11 = tree_partial(q, 11u) + tree_partial(q, 27u);
+    let c12 = tree_partial(q, 12u) + tree_partial(q, 28u);
+    let c13 = tree_partial(q, 13u) + tree_partial(q, 29u);
+    let c14 = tree_partial(q, 14u) + tree_partial(q, 30u);
+    let c15 = tree_partial(q, 15u) + tree_partial(q, 31u);
     let d0 = c0 + c8;
     let d1 = c1 + c9;
     let d2 = c2 + c10;

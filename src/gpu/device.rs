@@ -4,7 +4,9 @@
 
 use std::sync::Arc;
 
+use super::kernels::Reductions;
 use super::pipelines::PipelineCache;
+use super::subgroup_order::{self, SubgroupAddOrder};
 
 #[derive(Debug, thiserror::Error)]
 pub enum GpuError {
@@ -61,6 +63,8 @@ pub struct GpuCaps {
     pub shader_f16: bool,
     pub timestamp_query: bool,
     pub timestamp_query_inside_passes: bool,
+    /// The order `subgroupAdd` adds in, where subgroups are 32 wide and the probe recognised it.
+    pub subgroup_add_order: Option<SubgroupAddOrder>,
 }
 
 impl GpuCaps {
@@ -69,6 +73,14 @@ impl GpuCaps {
     /// `GpuOptions::no_subgroups` turns this off to test the workgroup-memory fallback.
     pub fn subgroups32(&self) -> bool {
         self.subgroups && self.subgroup_min_size == 32 && self.subgroup_max_size == 32
+    }
+
+    /// The preludes the kernels are compiled with.
+    pub fn reductions(&self) -> Reductions {
+        Reductions {
+            subgroups32: self.subgroups32(),
+            neighbours_first: self.subgroup_add_order == Some(SubgroupAddOrder::NeighboursFirst),
+        }
     }
 }
 
@@ -168,9 +180,9 @@ impl Gpu {
             shader_f16: features.contains(wgpu::Features::SHADER_F16),
             timestamp_query: features.contains(wgpu::Features::TIMESTAMP_QUERY),
             timestamp_query_inside_passes: features.contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES),
+            subgroup_add_order: None,
         };
-        tracing::info!(?caps, "GPU device ready");
-        Ok(Arc::new(Gpu {
+        let mut gpu = Gpu {
             device,
             queue,
             caps,
@@ -178,6 +190,14 @@ impl Gpu {
             shader_checks: super::pipelines::shader_checks(opts.loop_bounding),
             shape_constants: !opts.dynamic_shapes,
             alloc: Default::default(),
-        }))
+        };
+        if gpu.caps.subgroups32() {
+            gpu.caps.subgroup_add_order = subgroup_order::probe(&gpu).unwrap_or_else(|e| {
+                tracing::warn!("subgroupAdd order probe failed: {e}");
+                None
+            });
+        }
+        tracing::info!(caps = ?gpu.caps, "GPU device ready");
+        Ok(Arc::new(gpu))
     }
 }

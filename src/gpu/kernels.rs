@@ -120,10 +120,28 @@ const fn is_int4_matvec(file: &str) -> bool {
         || matches!(file.as_bytes(), [b'm', b'a', b't', b'v', b'e', b'c', b'_', b'm', b'l', b'p', ..])
 }
 
+/// How the adapter reduces, which picks the preludes a kernel is compiled with.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Reductions {
+    /// Subgroups exactly 32 wide (`GpuCaps::subgroups32`): `group_sum` is `subgroupAdd`.
+    pub subgroups32: bool,
+    /// `subgroupAdd` adds neighbouring lanes first (`subgroup_order::probe`): the partial-sum
+    /// consumers re-add the plain matvec's lane values in that order (`SUBGROUP_ADD_NEIGHBOURS`).
+    pub neighbours_first: bool,
+}
+
+/// `group_sum` for these reductions, with `SUBGROUP_ADD_NEIGHBOURS` (the order the INT4 matvec
+/// core's partial-sum consumers re-add lane values in).
+pub fn group_sum_prelude(r: Reductions) -> String {
+    let prelude = if r.subgroups32 { GROUP_SUM_SUBGROUP } else { GROUP_SUM_SHARED };
+    format!("const SUBGROUP_ADD_NEIGHBOURS: bool = {};\n{prelude}", r.subgroups32 && r.neighbours_first)
+}
+
 impl KernelSource {
     /// The WGSL module to compile: the kernel's file behind the library code it uses
     /// (`group_sum` for this adapter, the shared INT4 matvec body).
-    pub fn wgsl(&self, subgroups32: bool) -> String {
+    pub fn wgsl(&self, r: Reductions) -> String {
+        let subgroups32 = r.subgroups32;
         if uses_erf(self.source) {
             return format!("{ERF}\n{}", self.source);
         }
@@ -137,8 +155,7 @@ impl KernelSource {
         if !self.group_sum {
             return self.source.to_string();
         }
-        let prelude = if subgroups32 { GROUP_SUM_SUBGROUP } else { GROUP_SUM_SHARED };
-        format!("{prelude}\n{INT4_WORD}\n{MATVEC_INT4_CORE}\n{}", self.source)
+        format!("{}\n{INT4_WORD}\n{MATVEC_INT4_CORE}\n{}", group_sum_prelude(r), self.source)
     }
 }
 

@@ -7,6 +7,7 @@ pub mod device;
 pub mod kernels;
 pub mod params;
 pub mod pipelines;
+pub mod subgroup_order;
 
 pub use device::{Gpu, GpuCaps, GpuError, GpuOptions};
 pub use kernels::KernelId;
