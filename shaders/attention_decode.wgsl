@@ -154,7 +154,7 @@ fn value_at(j: u32, pos: u32, c: u32, base4: u32, hd4: u32) -> vec4<f32> {
 // this step's q / k / v, so their memory round trips overlap the loads of q, k, v and the rotary
 // embedding instead of following them (decode attention is a chain of round trips). The key row
 // of the thread's first position (head_dim <= 64: 16 vec4s), and the value vec4s of the first
-// VALUE_PREFETCH positions of its key slice; used in the loops' own order of adds, so no bit changes.
+// eight positions of its key slice; used in the loops' own order of adds, so no bit changes.
 const PREFETCH_HD4: u32 = 16u;
 struct KeyRow {
     k0: vec4<f32>, k1: vec4<f32>, k2: vec4<f32>, k3: vec4<f32>, k4: vec4<f32>, k5: vec4<f32>, k6: vec4<f32>, k7: vec4<f32>,
@@ -162,11 +162,7 @@ struct KeyRow {
 }
 struct ValueRows {
     v0: vec4<f32>, v1: vec4<f32>, v2: vec4<f32>, v3: vec4<f32>, v4: vec4<f32>, v5: vec4<f32>, v6: vec4<f32>, v7: vec4<f32>,
-    v8: vec4<f32>, v9: vec4<f32>, v10: vec4<f32>, v11: vec4<f32>, v12: vec4<f32>, v13: vec4<f32>, v14: vec4<f32>, v15: vec4<f32>,
 }
-// Positions of a key slice whose values are prefetched: with head_dim 64 (16 slices) the first
-// 256 positions, the whole context of a short chat, need no value round trip after the softmax.
-const VALUE_PREFETCH: u32 = 16u;
 
 // Key row at vec4 index `at` (hd4 <= PREFETCH_HD4 vec4s).
 fn load_key_row(at: u32, hd4: u32) -> KeyRow {
@@ -223,7 +219,7 @@ fn cached_value(base4: u32, hd4: u32, c: u32, j: u32, len: u32, pos: u32) -> vec
     return vec4<f32>(0.0);
 }
 
-// Value vec4 column c of the slice's first VALUE_PREFETCH positions j = sl + i * slices.
+// Value vec4 column c of the slice's first eight positions j = sl + i * slices.
 fn load_value_rows(base4: u32, hd4: u32, c: u32, sl: u32, slices: u32, len: u32, pos: u32) -> ValueRows {
     return ValueRows(
         cached_value(base4, hd4, c, sl, len, pos),
@@ -233,15 +229,7 @@ fn load_value_rows(base4: u32, hd4: u32, c: u32, sl: u32, slices: u32, len: u32,
         cached_value(base4, hd4, c, sl + 4u * slices, len, pos),
         cached_value(base4, hd4, c, sl + 5u * slices, len, pos),
         cached_value(base4, hd4, c, sl + 6u * slices, len, pos),
-        cached_value(base4, hd4, c, sl + 7u * slices, len, pos),
-        cached_value(base4, hd4, c, sl + 8u * slices, len, pos),
-        cached_value(base4, hd4, c, sl + 9u * slices, len, pos),
-        cached_value(base4, hd4, c, sl + 10u * slices, len, pos),
-        cached_value(base4, hd4, c, sl + 11u * slices, len, pos),
-        cached_value(base4, hd4, c, sl + 12u * slices, len, pos),
-        cached_value(base4, hd4, c, sl + 13u * slices, len, pos),
-        cached_value(base4, hd4, c, sl + 14u * slices, len, pos),
-        cached_value(base4, hd4, c, sl + 15u * slices, len, pos));
+        cached_value(base4, hd4, c, sl + 7u * slices, len, pos));
 }
 
 // Value i of the prefetched rows, or the new token's at position pos.
@@ -255,15 +243,7 @@ fn value_pref(r: ValueRows, i: u32, j: u32, pos: u32, c: u32) -> vec4<f32> {
         case 4u: { return r.v4; }
         case 5u: { return r.v5; }
         case 6u: { return r.v6; }
-        case 7u: { return r.v7; }
-        case 8u: { return r.v8; }
-        case 9u: { return r.v9; }
-        case 10u: { return r.v10; }
-        case 11u: { return r.v11; }
-        case 12u: { return r.v12; }
-        case 13u: { return r.v13; }
-        case 14u: { return r.v14; }
-        default: { return r.v15; }
+        default: { return r.v7; }
     }
 }
 
@@ -386,8 +366,8 @@ fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32) {
             var a = acc * alpha;
             var jj = sl;
             if (c0 == 0u) {
-                // The slice's first VALUE_PREFETCH positions from the prefetched rows.
-                for (var i = 0u; i < VALUE_PREFETCH; i++) {
+                // The slice's first eight positions from the prefetched rows.
+                for (var i = 0u; i < 8u; i++) {
                     if (jj < cnt) { a += probs[jj] * value_pref(vp, i, jj, pos, c); }
                     jj += slices;
                 }

@@ -128,7 +128,7 @@ fn attention_decode_with_norms_rope_and_append() {
     // Positions past 1024 take the kernel's multi-chunk path (online softmax across chunks); head_dim
     // 256 leaves 4 key slices per vec4 column, 16 leaves 64. Head dims up to 64 read their first key
     // rows from registers loaded at the start (pos 700: those plus keys past the first 256 and
-    // value rows past the sixteen prefetched of a slice).
+    // value rows past the prefetched eight of a slice).
     for (nh, nkv, hd, rot, qk_norm, interleaved, pos) in [
         (4, 2, 16, 16, true, false, 0),
         (9, 3, 64, 64, false, false, 37),

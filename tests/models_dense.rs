@@ -134,8 +134,8 @@ fn pipelined_generate_matches_reference() {
     let mut s = Session::new(&model, SessionOptions::default()).unwrap();
     let got = s.generate(&r.prompt, 33, |t| t != r.generated[4]).unwrap();
     assert_eq!(got, r.generated[..5]);
-    // The decode plan's position moves on on the GPU (Plan::run_advancing); after a stop with a
-    // step still in flight and a reset, the next generation must still start at the right position.
+    // After a stop with a step still in flight and a reset, the next generation must start at the
+    // right position (the Step uniform is per plan; a shorter prompt moves the first decode position back).
     s.reset();
     let got = s.generate(&r.prompt, r.generated.len(), |_| true).unwrap();
     assert_eq!(got, r.generated, "after a reset");

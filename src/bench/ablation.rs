@@ -24,8 +24,7 @@ pub struct KernelCost {
 #[derive(Debug, serde::Serialize)]
 pub struct Ablation {
     pub full_us: f64,
-    /// The full step with its Step uniform written (queue.write_buffer) before each submission
-    /// (generation now moves the position on with a dispatch instead: `Plan::run_advancing`).
+    /// The full step with its Step uniform written (queue.write_buffer) before each submission.
     pub step_written_us: f64,
     pub floor_plan_grids_us: f64,
     pub floor_one_workgroup_us: f64,
@@ -139,10 +138,9 @@ pub fn run(plan: &Plan, pos: usize, steps: usize) -> Ablation {
         })
     };
     let full_us = full_before.min(wall_us(plan, steps, &|p| plan.encode(p, 1)));
-    // The same step with its Step uniform written before each submission, as every decode step was
-    // before the GPU moved the position on itself (queue.write_buffer: a staging copy ahead of the
-    // step's pass); the position stays `pos`.
-    let step_written_us = wall_us_prepared(plan, steps, &|| plan.write_step(1, pos), &|p| plan.encode(p, 1));
+    // The same step with its Step uniform written before each submission, as every real decode step is
+    // (queue.write_buffer: a staging copy ahead of the step's pass); the position stays `pos`.
+    let step_written_us = wall_us_prepared(plan, steps, &|| plan.set_step(1, pos), &|p| plan.encode(p, 1));
     Ablation {
         full_us,
         step_written_us,

@@ -63,6 +63,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         ..Default::default()
     })?;
     println!("adapter: {} ({}, {})", gpu.caps.adapter_name, gpu.caps.backend, gpu.caps.driver);
+    println!("subgroupAdd order (start-up probe): {:?}", gpu.caps.subgroup_add_order);
     let mut report = serde_json::Map::new();
     if !args.models_only {
         let copy = bandwidth::copy_bandwidth(&gpu, 1 << 30, 10);

@@ -214,7 +214,7 @@ impl Session {
     /// One decode step: consumes the GPU-resident token, samples the next.
     pub fn decode_step(&mut self) -> Result<(), ModelError> {
         self.ensure_room(1)?;
-        self.decode.run_advancing(1, self.pos, |_| {});
+        self.decode.run(1, self.pos);
         self.pos += 1;
         self.last_rows = 1;
         self.last_was_prefill = false;
@@ -263,8 +263,7 @@ impl Session {
                 self.ensure_room(1)?;
                 let slot = (i + 1) % self.staging.len();
                 let (src, dst) = (tensor_buf(&self.io.next_token), &self.staging[slot]);
-                pending
-                    .push(self.decode.run_advancing(1, self.pos, |enc| enc.copy_buffer_to_buffer(src, 0, dst, 0, 4)));
+                pending.push(self.decode.run_then(1, self.pos, |enc| enc.copy_buffer_to_buffer(src, 0, dst, 0, 4)));
                 self.pos += 1;
                 self.last_rows = 1;
                 self.last_was_prefill = false;

@@ -62,18 +62,6 @@ impl Gpu {
         self.uniform_bytes(label, bytemuck::bytes_of(value))
     }
 
-    /// A uniform buffer holding one struct that kernels may also write as storage (a Step the GPU
-    /// moves on itself: graph/step_advance.rs).
-    pub fn uniform_writable_from<T: bytemuck::Pod>(&self, label: &str, value: &T) -> wgpu::Buffer {
-        let bytes = bytemuck::bytes_of(value);
-        self.alloc.add(bytes.len() as u64);
-        self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some(label),
-            contents: bytes,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-        })
-    }
-
     /// A uniform buffer holding `bytes` (e.g. an arena of params structs).
     pub fn uniform_bytes(&self, label: &str, bytes: &[u8]) -> wgpu::Buffer {
         self.alloc.add(bytes.len() as u64);

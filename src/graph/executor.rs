@@ -8,7 +8,6 @@ use std::sync::Arc;
 use super::alloc::{self, Assignment};
 use super::dispatch::{self, Bind, DispatchSpec, SelectError};
 use super::ir::{DeviceTensor, Graph, Storage, TensorId};
-use super::step_advance::{self, StepAdvance};
 use crate::gpu::params::{fused, FusedMatvecParams, Step};
 use crate::gpu::{Gpu, GpuError, PipelineKey};
 
@@ -43,7 +42,6 @@ pub struct Plan {
     pub assignment: Assignment,
     pool: Vec<wgpu::Buffer>,
     step: wgpu::Buffer,
-    advance: StepAdvance,
     dispatches: Vec<Dispatch>,
     pub max_tokens: usize,
 }
@@ -81,8 +79,7 @@ impl Plan {
             gpu.check_binding(&format!("activation slot {i}"), *bytes)?;
             pool.push(gpu.storage(&format!("act{i}"), *bytes));
         }
-        let step = step_advance::step_buffer(gpu);
-        let advance = StepAdvance::new(gpu, &step);
+        let step = gpu.uniform_from("step", &Step::default());
         let dummy = gpu.storage("dummy", 16);
         let dummy_out = gpu.storage("dummy_out", 16);
 
@@ -123,7 +120,7 @@ impl Plan {
             });
             dispatches.push(Dispatch { pipeline, bind_group, spec });
         }
-        Ok(Plan { gpu: gpu.clone(), graph, assignment, pool, step, advance, dispatches, max_tokens: opts.max_tokens })
+        Ok(Plan { gpu: gpu.clone(), graph, assignment, pool, step, dispatches, max_tokens: opts.max_tokens })
     }
 
     /// Sets the step's token count and first position (before the submit that runs it).
@@ -133,23 +130,8 @@ impl Plan {
             "step of {n_tokens} tokens in a plan of {}",
             self.max_tokens
         );
-        let s = Self::step_of(n_tokens, pos0);
-        // Skipped where the previous step's advance dispatch left exactly this in the buffer.
-        if self.advance.needs_write(s) {
-            self.gpu.queue.write_buffer(&self.step, 0, bytemuck::bytes_of(&s));
-        }
-    }
-
-    /// Writes the Step uniform even where it already holds these values (what `set_step`
-    /// costs when it must write: `gerbil profile --ablate`).
-    pub fn write_step(&self, n_tokens: usize, pos0: usize) {
-        let s = Self::step_of(n_tokens, pos0);
-        self.advance.needs_write(s);
+        let s = Step { n_tokens: n_tokens as u32, pos0: pos0 as u32, kv_len: (pos0 + n_tokens) as u32, pad0: 0 };
         self.gpu.queue.write_buffer(&self.step, 0, bytemuck::bytes_of(&s));
-    }
-
-    fn step_of(n_tokens: usize, pos0: usize) -> Step {
-        Step { n_tokens: n_tokens as u32, pos0: pos0 as u32, kv_len: (pos0 + n_tokens) as u32, pad0: 0 }
     }
 
     /// Records every dispatch of one step into `pass`.
@@ -234,29 +216,6 @@ impl Plan {
         before: impl FnOnce(&mut wgpu::CommandEncoder),
         after: impl FnOnce(&mut wgpu::CommandEncoder),
     ) -> wgpu::SubmissionIndex {
-        self.submit_step(n_tokens, pos0, false, before, after)
-    }
-
-    /// Like `run_then` for a step that the next one follows directly (generation): the pass ends
-    /// by moving the Step uniform on to position pos0 + n_tokens on the GPU, so the next step at
-    /// that position writes no uniform (shaders/step_advance.wgsl).
-    pub fn run_advancing(
-        &self,
-        n_tokens: usize,
-        pos0: usize,
-        after: impl FnOnce(&mut wgpu::CommandEncoder),
-    ) -> wgpu::SubmissionIndex {
-        self.submit_step(n_tokens, pos0, true, |_| {}, after)
-    }
-
-    fn submit_step(
-        &self,
-        n_tokens: usize,
-        pos0: usize,
-        advance: bool,
-        before: impl FnOnce(&mut wgpu::CommandEncoder),
-        after: impl FnOnce(&mut wgpu::CommandEncoder),
-    ) -> wgpu::SubmissionIndex {
         self.set_step(n_tokens, pos0);
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
         before(&mut enc);
@@ -264,9 +223,6 @@ impl Plan {
             let mut pass =
                 enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("step"), timestamp_writes: None });
             self.encode(&mut pass, n_tokens);
-            if advance {
-                self.advance.encode(&mut pass, Self::step_of(n_tokens, pos0));
-            }
         }
         after(&mut enc);
         self.gpu.queue.submit([enc.finish()])

@@ -8,7 +8,6 @@ pub mod dispatch_partials;
 pub mod executor;
 pub mod hybrid;
 pub mod ir;
-mod step_advance;
 
 pub use executor::{Plan, PlanOptions};
 pub use ir::{DeviceTensor, Graph, Op, Rows, TensorId};
