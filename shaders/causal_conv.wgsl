@@ -3,6 +3,10 @@
 // order, so one dispatch serves a prefill chunk and a decode step alike.
 //   out[t, c] = silu(sum_{j < K-1} w[c, j] * in(P - (K-1) + j) + w[c, K-1] * x[t, c]),  P = pos0 + t
 // where in(Q) is x's row for Q >= pos0, the state's for earlier Q >= 0, and 0 before position 0.
+// The sum is written as fma()s in tap order, here and in gated_delta_conv.wgsl: left to the
+// compiler, a * b + c contracts differently in this loop and in that kernel's unrolled one
+// (where the first add is of two products), and on the H200 the delta_conv pass then
+// drifted 9.8e-5 from the unfused logits.
 // The state is a ring of K inputs per channel: slot Q % K holds the input at position Q. A
 // step writes slots of its own positions only, which hold inputs K or more positions back:
 // so gated_delta.wgsl can read a decode step's window from it while other workgroups of
@@ -36,9 +40,9 @@ fn causal_conv(@builtin(global_invocation_id) gid: vec3<u32>) {
             } else if (back <= pos) {
                 v = state[c * k + (pos - back) % k];
             }
-            acc += w[c * k + j] * v;
+            acc = fma(w[c * k + j], v, acc);
         }
-        acc += w[c * k + k - 1u] * x[t * p.channels + c];
+        acc = fma(w[c * k + k - 1u], x[t * p.channels + c], acc);
         out[t * p.channels + c] = acc / (1.0 + exp(-acc));
     }
     // After the reads: this step's last inputs replace the oldest.

@@ -13,7 +13,7 @@
 override FLAGS: u32 = 4u;
 
 // Channel `ch` of token t's q | k | v row, `raw` its value in `qkv`: the conv + SiLU
-// output at position pos0 + t (t == 0: a decode step), in causal_conv.wgsl's order.
+// output at position pos0 + t (t == 0: a decode step), in causal_conv.wgsl's order and fma()s.
 fn conv_in(t: u32, ch: u32, raw: f32) -> f32 {
     let k = FLAGS;
     let pos = step.pos0 + t;
@@ -22,9 +22,9 @@ fn conv_in(t: u32, ch: u32, raw: f32) -> f32 {
         let back = k - 1u - j;
         var v = 0.0;
         if (back <= pos) { v = conv_state[ch * k + (pos - back) % k]; }
-        acc += conv_w[ch * k + j] * v;
+        acc = fma(conv_w[ch * k + j], v, acc);
     }
-    acc += conv_w[ch * k + k - 1u] * raw;
+    acc = fma(conv_w[ch * k + k - 1u], raw, acc);
     return acc / (1.0 + exp(-acc));
 }
 
