@@ -22,6 +22,15 @@ pub struct BenchArgs {
     /// Skip the kernel sweeps (bandwidth, matvec).
     #[arg(long)]
     pub models_only: bool,
+    /// K values of the INT4 matvec sweep.
+    #[arg(long, value_delimiter = ',', default_value = "896,1024,2048,4096")]
+    pub matvec_k: Vec<usize>,
+    /// N values of the INT4 matvec sweep.
+    #[arg(long, value_delimiter = ',', default_value = "896,4864,14336,49152,151936")]
+    pub matvec_n: Vec<usize>,
+    /// Skip the whole-model runs (kernel sweeps only).
+    #[arg(long)]
+    pub kernels_only: bool,
     /// Rows (sequences decoded together) for the batched decode measurement; empty skips it.
     #[arg(long, value_delimiter = ',', default_value = "1,8,32")]
     pub batch_rows: Vec<usize>,
@@ -72,8 +81,8 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         println!("\nINT4 matvec (group 32), one dispatch repeated in one pass:");
         println!("{:>6} {:>7} {:>10} {:>9} {:>7} {:>9}", "K", "N", "us", "GB/s", "% copy", "rel err");
         let mut rows = Vec::new();
-        for k in [896, 1024, 2048, 4096] {
-            for n in [896, 4864, 14336, 49152, 151936] {
+        for &k in &args.matvec_k {
+            for &n in &args.matvec_n {
                 let reps = (2_000_000_000 / (k * n / 2).max(1)).clamp(5, 400);
                 let r = matvec::int4_matvec(&gpu, k, n, 32, reps);
                 println!(
@@ -93,7 +102,8 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         report.insert("int4_matvec".into(), rows.into());
     }
     let mut models = Vec::new();
-    for cfg in &args.configs {
+    let configs: &[PathBuf] = if args.kernels_only { &[] } else { &args.configs };
+    for cfg in configs {
         let formats: &[WeightFormat] = if args.int4_only {
             &[WeightFormat::Int4 { group: 32 }]
         } else {
@@ -123,14 +133,14 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     }
     report.insert("models".into(), models.into());
     let mut batches = Vec::new();
-    if !args.batch_rows.is_empty() {
+    if !args.batch_rows.is_empty() && !configs.is_empty() {
         println!("\nbatched decode (all rows in one step; aggregate tok/s):");
         println!(
             "{:>16} {:>8} {:>5} {:>12} {:>12} {:>9} {:>6}",
             "model", "format", "rows", "b2b tok/s", "loop tok/s", "step ms", "disp"
         );
     }
-    for cfg in args.configs.iter().filter(|_| !args.batch_rows.is_empty()) {
+    for cfg in configs.iter().filter(|_| !args.batch_rows.is_empty()) {
         for format in [WeightFormat::Int4 { group: 32 }, WeightFormat::F32] {
             let results = match batched::run(&gpu, cfg, format, &args.batch_rows, args.tokens)? {
                 batched::BatchedOutcome::Measured(r) => r,

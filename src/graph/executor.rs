@@ -46,24 +46,21 @@ pub struct Plan {
     pub max_tokens: usize,
 }
 
-/// Deeper matvecs keep the shape-generic pipeline: with K = 4096 compiled in, the H200's
-/// driver produced kernels at a third to a half of the bandwidth on wide matrices (4096 x
-/// 151936: 586-719 GB/s specialized, 1733-1782 generic, in the same leases; BENCHMARKS.md
-/// session 8), with or without the K split.
-const SPECIALIZE_MAX_K: u32 = 2048;
-
 /// The pipeline a dispatch runs. INT4 matvecs are specialized on their shape and,
 /// in a one-token plan, on n_tokens == 1: then no address of their first loads waits
 /// on a uniform read (a round trip on the critical path of a latency-bound kernel).
+/// Every K is specialized: sessions 8-10 kept K > 2048 generic after K = 4096 measured
+/// 3x slower specialized, but that sweep ran at idle clocks after each shape's weight
+/// build; warmed and in a fresh process (session 11) specialized K = 4096 x 151936 ran
+/// 1831-2080 GB/s against 1604-1708 generic, and the generate loops of the configs with
+/// deep down projections gained 2-3%.
 fn pipeline_key(gpu: &Gpu, spec: &DispatchSpec, max_tokens: usize) -> PipelineKey {
     let mut key = PipelineKey::new(spec.kernel, spec.flags);
     if gpu.shape_constants && spec.kernel.source().shape_constants {
         let p: FusedMatvecParams = bytemuck::pod_read_unaligned(&spec.params);
-        if p.k <= SPECIALIZE_MAX_K {
-            key.dims = [p.k, p.n0, p.n1, p.n2, p.n3, p.group];
-            if max_tokens == 1 {
-                key.flags |= fused::ONE_TOKEN;
-            }
+        key.dims = [p.k, p.n0, p.n1, p.n2, p.n3, p.group];
+        if max_tokens == 1 {
+            key.flags |= fused::ONE_TOKEN;
         }
     }
     key
