@@ -96,32 +96,10 @@ pub fn run(plan: &Plan, pos: usize, steps: usize) -> Ablation {
     // Two different empty kernels (they add 1 or 2), for the alternating floor.
     let pipelines: Vec<wgpu::ComputePipeline> = ["1.0", "2.0"]
         .into_iter()
-        .map(|inc| {
-            let module = gpu.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some("floor"),
-                source: wgpu::ShaderSource::Wgsl(FLOOR_WGSL.replace("1.0", inc).into()),
-            });
-            gpu.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some("floor"),
-                layout: None,
-                module: &module,
-                entry_point: Some("main"),
-                compilation_options: Default::default(),
-                cache: None,
-            })
-        })
+        .map(|inc| gpu.standalone_pipeline("floor", &FLOOR_WGSL.replace("1.0", inc), "main"))
         .collect();
     let y = gpu.storage("floor", 16);
-    let groups: Vec<wgpu::BindGroup> = pipelines
-        .iter()
-        .map(|pl| {
-            gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("floor"),
-                layout: &pl.get_bind_group_layout(0),
-                entries: &[wgpu::BindGroupEntry { binding: 0, resource: y.as_entire_binding() }],
-            })
-        })
-        .collect();
+    let groups: Vec<wgpu::BindGroup> = pipelines.iter().map(|pl| gpu.bind_buffers("floor", pl, &[&y])).collect();
     let grids: Vec<(u32, u32)> = plan.dispatch_specs().map(|d| (d.grid.x.resolve(1), d.grid.y.resolve(1))).collect();
     let floor = |one: bool, alternate: bool| {
         wall_us(plan, steps, &|p| {

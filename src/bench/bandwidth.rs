@@ -12,16 +12,7 @@ pub fn copy_bandwidth(gpu: &Gpu, bytes: u64, reps: u32) -> f64 {
     let params = gpu.uniform_from("copy.params", &CopyParams { n_vec4, ..Default::default() });
     let step = gpu.uniform_from("copy.step", &Step { n_tokens: 1, ..Default::default() });
     let pipeline = gpu.pipeline(PipelineKey::new(KernelId::Copy, 0));
-    let bg = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("copy"),
-        layout: &pipeline.get_bind_group_layout(0),
-        entries: &[
-            wgpu::BindGroupEntry { binding: 0, resource: params.as_entire_binding() },
-            wgpu::BindGroupEntry { binding: 1, resource: step.as_entire_binding() },
-            wgpu::BindGroupEntry { binding: 2, resource: src.as_entire_binding() },
-            wgpu::BindGroupEntry { binding: 3, resource: dst.as_entire_binding() },
-        ],
-    });
+    let bg = gpu.bind_buffers("copy", &pipeline, &[&params, &step, &src, &dst]);
     let groups = n_vec4.div_ceil(256).min(65535);
     let secs = super::time_gpu(gpu, 5, || {
         let mut enc = gpu.device.create_command_encoder(&Default::default());

@@ -276,16 +276,7 @@ impl Recorder {
         resources: &[wgpu::BindingResource],
         grid: (u32, u32),
     ) {
-        let entries: Vec<wgpu::BindGroupEntry> = resources
-            .iter()
-            .enumerate()
-            .map(|(i, r)| wgpu::BindGroupEntry { binding: i as u32, resource: r.clone() })
-            .collect();
-        let bg = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: None,
-            layout: &pipeline.get_bind_group_layout(0),
-            entries: &entries,
-        });
+        let bg = gpu.bind_in_order(None, pipeline, resources);
         self.dispatches.push((pipeline.clone(), bg, grid));
     }
 

@@ -77,6 +77,55 @@ impl Gpu {
     }
 }
 
+impl Gpu {
+    /// A pipeline from WGSL outside the kernel registry (start-up probes, benchmark floors):
+    /// auto layout, no pipeline constants, not cached.
+    pub fn standalone_pipeline(&self, label: &str, wgsl: &str, entry: &str) -> wgpu::ComputePipeline {
+        let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(label),
+            source: wgpu::ShaderSource::Wgsl(wgsl.into()),
+        });
+        self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(label),
+            layout: None,
+            module: &module,
+            entry_point: Some(entry),
+            compilation_options: Default::default(),
+            cache: None,
+        })
+    }
+
+    /// A bind group for group 0 of `pipeline` binding `buffers` whole at bindings 0, 1, ...
+    pub fn bind_buffers(
+        &self,
+        label: &str,
+        pipeline: &wgpu::ComputePipeline,
+        buffers: &[&wgpu::Buffer],
+    ) -> wgpu::BindGroup {
+        let resources: Vec<_> = buffers.iter().map(|b| b.as_entire_binding()).collect();
+        self.bind_in_order(Some(label), pipeline, &resources)
+    }
+
+    /// A bind group for group 0 of `pipeline` with `resources` at bindings 0, 1, ...
+    pub fn bind_in_order(
+        &self,
+        label: Option<&str>,
+        pipeline: &wgpu::ComputePipeline,
+        resources: &[wgpu::BindingResource],
+    ) -> wgpu::BindGroup {
+        let entries: Vec<wgpu::BindGroupEntry> = resources
+            .iter()
+            .enumerate()
+            .map(|(i, r)| wgpu::BindGroupEntry { binding: i as u32, resource: r.clone() })
+            .collect();
+        self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label,
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &entries,
+        })
+    }
+}
+
 /// The runtime checks naga adds to the kernels. Loop bounding (a counter in every loop) costs
 /// 10-50% of a latency-bound decode kernel on the H200 (`gerbil profile --ablate`: SmolLM2 step
 /// 1293 -> 1136 us, the gated delta rule 17.7 -> 8.5 us); every loop of these kernels runs to a

@@ -71,26 +71,8 @@ pub fn probe(gpu: &Gpu) -> Result<Option<SubgroupAddOrder>, GpuError> {
     let input = probe_inputs();
     let x = gpu.storage_from("subgroup order probe in", &input);
     let y = gpu.storage("subgroup order probe out", (input.len() * 4) as u64);
-    let module = gpu.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("subgroup order probe"),
-        source: wgpu::ShaderSource::Wgsl(PROBE.into()),
-    });
-    let pipeline = gpu.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some("subgroup order probe"),
-        layout: None,
-        module: &module,
-        entry_point: Some("probe"),
-        compilation_options: Default::default(),
-        cache: None,
-    });
-    let bind = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("subgroup order probe"),
-        layout: &pipeline.get_bind_group_layout(0),
-        entries: &[
-            wgpu::BindGroupEntry { binding: 0, resource: x.as_entire_binding() },
-            wgpu::BindGroupEntry { binding: 1, resource: y.as_entire_binding() },
-        ],
-    });
+    let pipeline = gpu.standalone_pipeline("subgroup order probe", PROBE, "probe");
+    let bind = gpu.bind_buffers("subgroup order probe", &pipeline, &[&x, &y]);
     let mut enc = gpu.device.create_command_encoder(&Default::default());
     {
         let mut pass = enc.begin_compute_pass(&Default::default());
