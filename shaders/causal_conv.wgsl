@@ -3,10 +3,10 @@
 // order, so one dispatch serves a prefill chunk and a decode step alike.
 //   out[t, c] = silu(sum_{j < K-1} w[c, j] * in(P - (K-1) + j) + w[c, K-1] * x[t, c]),  P = pos0 + t
 // where in(Q) is x's row for Q >= pos0, the state's for earlier Q >= 0, and 0 before position 0.
-// The sum is written as fma()s in tap order, here and in gated_delta_conv.wgsl: left to the
-// compiler, a * b + c contracts differently in this loop and in that kernel's unrolled one
-// (where the first add is of two products), and on the H200 the delta_conv pass then
-// drifted 9.8e-5 from the unfused logits.
+// The sum is written as fma()s in tap order, here and in gated_delta_conv.wgsl, so both
+// kernels round alike whatever the compiler contracts (that kernel's loop is unrolled, its
+// first add one of two products): with a * b + c the delta_conv pass drifted 9.8e-5 from the
+// unfused logits on the H200, with the fma()s it matches them to the bit.
 // The state is a ring of K inputs per channel: slot Q % K holds the input at position Q. A
 // step writes slots of its own positions only, which hold inputs K or more positions back:
 // so gated_delta.wgsl can read a decode step's window from it while other workgroups of

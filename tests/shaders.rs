@@ -8,6 +8,14 @@ use gerbil::gpu::kernels::{
 use gerbil::gpu::params::Step;
 use gerbil::gpu::KernelId;
 
+/// Every distinct prelude set a kernel can be compiled with: workgroup-memory reductions, and
+/// 32-wide subgroups with either probed subgroupAdd order.
+const REDUCTIONS: [Reductions; 3] = [
+    Reductions { subgroups32: false, neighbours_first: false },
+    Reductions { subgroups32: true, neighbours_first: false },
+    Reductions { subgroups32: true, neighbours_first: true },
+];
+
 fn module(src: &str, file: &str) -> (naga::Module, naga::valid::ModuleInfo) {
     let m = naga::front::wgsl::parse_str(src).unwrap_or_else(|e| panic!("{file}: {}", e.emit_to_string(src)));
     let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
@@ -41,14 +49,9 @@ fn every_shader_file_validates() {
             let src = std::fs::read_to_string(&path).unwrap();
             // The INT4 matvec kernels are validated behind their library code, with each group_sum.
             if src.contains("matvec_core(") || src.contains("fn matvec_mlp_int4(") {
-                for neighbours_first in [false, true] {
-                    for subgroups32 in [false, true] {
-                        let prelude = group_sum_prelude(Reductions { subgroups32, neighbours_first });
-                        module(
-                            &format!("{prelude}\n{INT4_WORD}\n{MATVEC_INT4_CORE}\n{src}"),
-                            &path.display().to_string(),
-                        );
-                    }
+                for r in REDUCTIONS {
+                    let prelude = group_sum_prelude(r);
+                    module(&format!("{prelude}\n{INT4_WORD}\n{MATVEC_INT4_CORE}\n{src}"), &path.display().to_string());
                 }
             } else if src.contains("reduce_max(") && !src.contains("fn reduce_max(") {
                 // Decode attention: behind each workgroup-reduction prelude.
@@ -80,9 +83,10 @@ fn every_kernel_is_registered_with_matching_uniforms() {
     let rust_step: Vec<(String, usize)> = Step::FIELDS.iter().map(|(n, o)| (n.to_string(), *o)).collect();
     for k in KernelId::ALL {
         let src = k.source();
-        let (m, _) = module(&src.wgsl(Reductions::default()), src.file);
-        module(&src.wgsl(Reductions { subgroups32: true, neighbours_first: false }), src.file);
-        module(&src.wgsl(Reductions { subgroups32: true, neighbours_first: true }), src.file);
+        let (m, _) = module(&src.wgsl(REDUCTIONS[0]), src.file);
+        for r in &REDUCTIONS[1..] {
+            module(&src.wgsl(*r), src.file);
+        }
         assert!(
             m.entry_points.iter().any(|e| e.name == src.entry && e.stage == naga::ShaderStage::Compute),
             "{k:?}: no compute entry point '{}' in {}",

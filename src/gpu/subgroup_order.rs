@@ -17,7 +17,7 @@ pub enum SubgroupAddOrder {
 
 impl SubgroupAddOrder {
     /// The offsets of the butterfly's levels, in order.
-    pub fn offsets(self) -> [usize; 5] {
+    fn offsets(self) -> [usize; 5] {
         match self {
             SubgroupAddOrder::HalvesFirst => [16, 8, 4, 2, 1],
             SubgroupAddOrder::NeighboursFirst => [1, 2, 4, 8, 16],
@@ -87,7 +87,7 @@ pub fn probe(gpu: &Gpu) -> Result<Option<SubgroupAddOrder>, GpuError> {
 
 /// The order in which `got` (per lane, vec4 components interleaved like the input) is
 /// every subgroup's sum on every lane.
-pub fn matching_order(input: &[f32], got: &[f32]) -> Option<SubgroupAddOrder> {
+fn matching_order(input: &[f32], got: &[f32]) -> Option<SubgroupAddOrder> {
     [SubgroupAddOrder::HalvesFirst, SubgroupAddOrder::NeighboursFirst].into_iter().find(|order| {
         (0..input.len() / 128).all(|sg| {
             (0..4).all(|c| {

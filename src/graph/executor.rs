@@ -49,11 +49,8 @@ pub struct Plan {
 /// The pipeline a dispatch runs. INT4 matvecs are specialized on their shape and,
 /// in a one-token plan, on n_tokens == 1: then no address of their first loads waits
 /// on a uniform read (a round trip on the critical path of a latency-bound kernel).
-/// Every K is specialized: sessions 8-10 kept K > 2048 generic after K = 4096 measured
-/// 3x slower specialized, but that sweep ran at idle clocks after each shape's weight
-/// build; warmed and in a fresh process (session 11) specialized K = 4096 x 151936 ran
-/// 1831-2080 GB/s against 1604-1708 generic, and the generate loops of the configs with
-/// deep down projections gained 2-3%.
+/// Every K is specialized (K = 4096 x 151936 on the H200: 1831-2080 GB/s specialized,
+/// 1604-1708 generic; BENCHMARKS.md session 11).
 fn pipeline_key(gpu: &Gpu, spec: &DispatchSpec, max_tokens: usize) -> PipelineKey {
     let mut key = PipelineKey::new(spec.kernel, spec.flags);
     if gpu.shape_constants && spec.kernel.source().shape_constants {
