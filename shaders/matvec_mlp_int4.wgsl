@@ -84,8 +84,8 @@ fn matvec_mlp_int4(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocati
     if (t < nq) { dw = quad_words(2u, t, wg.x, dim_n0(), dim_group()); }
     var wa = load_chunk(a0, a1, a2, a3, lane, vecs, vecs, groups, vec_per_group);
     var wb = load_chunk(b0, b1, b2, b3, lane, vecs, vecs, groups, vec_per_group);
-    if ((FLAGS & PARTIALS_IN) != 0u) { sum_partials(wg, t); }
-    if ((FLAGS & NORM) != 0u) { norm_rows(0u, t, 1u); }
+    let staged = stage_load(t);
+    prologues(wg, t, 1u, staged);
     var acc_a = vec4<f32>(0.0);
     var acc_b = vec4<f32>(0.0);
     for (var v0 = 0u; v0 < part; v0 += LANES) {

@@ -36,6 +36,10 @@ fn fused_matvec_norm_up_to_four_matrices_bias() {
         (128, vec![7, 300, 1], 128, false),
         (256, vec![64, 64, 32, 33], 32, true),
         (96, vec![5, 1, 40, 70], 32, false),
+        // Wide enough for the WIDE layout (two column slots per lane group), whose last
+        // workgroup's second slot falls past the end; then with K split over two lane groups.
+        (64, vec![16384 + 40, 96], 32, false),
+        (2560, vec![16400], 64, true),
     ] {
         let x = randn(&mut r, k);
         let nw = randn(&mut r, k);
@@ -80,7 +84,7 @@ fn fused_matvec_norm_up_to_four_matrices_bias() {
 #[test]
 fn fused_matvec_swiglu_and_residual_epilogues() {
     let mut r = rng("fused_matvec_epilogues");
-    for (k, n) in [(64, 128), (576, 1536), (1536, 576)] {
+    for (k, n) in [(64, 128), (576, 1536), (1536, 576), (64, 16400)] {
         let x = randn(&mut r, k);
         let mut g = Graph::default();
         let xt = f32t(&mut g, "x", &x, k);

@@ -38,6 +38,14 @@ fn ksplit() -> u32 { return 1u << ((FLAGS >> 14u) & 3u); }
 // ops after this one. One token, K <= 2048, at most three matrices (y3 carries the sum).
 const PARTIALS_IN: u32 = 65536u;
 fn partials_count() -> u32 { return (FLAGS >> 17u) & 127u; }
+// Two column slots per lane group (one input row, no SwiGLU): both slots' weights are requested
+// at once, so a workgroup has twice the bytes in flight for the same fixed costs (launch,
+// reduction, store). For wide matrices whose K is one step of the lanes (lm_head: K <= 1024).
+const WIDE: u32 = 16777216u;
+// One input row with a NORM prologue and K <= 2048: x (unless PARTIALS_IN puts the sum there)
+// and the norm weights are loaded into workgroup memory when the kernel starts, so their
+// memory round trip overlaps the weights' instead of following the norm's barriers.
+const STAGE: u32 = 33554432u;
 
 // The shape, compiled in as pipeline constants (PipelineKey::dims) so that no
 // address of the first loads waits on a uniform read; K_DIM == 0: read them
@@ -65,18 +73,53 @@ const ROWS: u32 = 4u;
 var<workgroup> partial: array<f32, 256>;
 var<workgroup> inv_rms: array<f32, ROWS>;
 var<workgroup> kpart: array<vec4<f32>, 32>; // [ROWS][GROUPS] lane group sums (K split)
-var<workgroup> xsum: array<vec4<f32>, 512>; // the PARTIALS_IN input (K <= 2048)
+var<workgroup> xsum: array<vec4<f32>, 512>; // the PARTIALS_IN input, or x with STAGE (K <= 2048)
+var<workgroup> norm_ws: array<vec4<f32>, 512>; // the norm weights with STAGE
+
+// x and norm weight vec4s t and t + WG, requested at kernel start (STAGE).
+struct Staged { x0: vec4<f32>, x1: vec4<f32>, g0: vec4<f32>, g1: vec4<f32> }
+
+fn stage_load(t: u32) -> Staged {
+    var s: Staged;
+    if ((FLAGS & STAGE) == 0u) { return s; }
+    let kq = dim_k() / 4u;
+    let row = in_row(0u, 0u) * kq;
+    if (t < kq) {
+        s.g0 = norm_weight(t);
+        if ((FLAGS & PARTIALS_IN) == 0u) { s.x0 = x[row + t]; }
+    }
+    if (t + WG < kq) {
+        s.g1 = norm_weight(t + WG);
+        if ((FLAGS & PARTIALS_IN) == 0u) { s.x1 = x[row + t + WG]; }
+    }
+    return s;
+}
+
+// Writes the staged values to workgroup memory; the norm prologue's first barrier publishes them.
+fn stage_store(t: u32, s: Staged) {
+    if ((FLAGS & STAGE) == 0u) { return; }
+    let kq = dim_k() / 4u;
+    if (t < kq) {
+        norm_ws[t] = s.g0;
+        if ((FLAGS & PARTIALS_IN) == 0u) { xsum[t] = s.x0; }
+    }
+    if (t + WG < kq) {
+        norm_ws[t + WG] = s.g1;
+        if ((FLAGS & PARTIALS_IN) == 0u) { xsum[t + WG] = s.x1; }
+    }
+}
 
 // x' of input row `row`, vec4 index i; `r` is the row's slot in this workgroup.
 fn x_raw(row: u32, i: u32) -> vec4<f32> {
-    if ((FLAGS & PARTIALS_IN) != 0u) { return xsum[i]; }
+    if ((FLAGS & (PARTIALS_IN | STAGE)) != 0u) { return xsum[i]; }
     return x[row * (dim_k() / 4u) + i];
 }
 
 fn xin(row: u32, r: u32, i: u32) -> vec4<f32> {
     let xv = x_raw(row, i);
     if ((FLAGS & NORM) != 0u) {
-        var g = norm_weight(i);
+        var g: vec4<f32>;
+        if ((FLAGS & STAGE) != 0u) { g = norm_ws[i]; } else { g = norm_weight(i); }
         if ((FLAGS & ADD_UNIT) != 0u) { g = vec4<f32>(1.0) + g; }
         return (xv * inv_rms[r]) * g;
     }
@@ -315,9 +358,21 @@ fn sum_partials(wg: vec3<u32>, t: u32) {
     workgroupBarrier();
 }
 
+// The prologues in order (every invocation calls this: barriers); `staged` is stage_load's.
+fn prologues(wg: vec3<u32>, t: u32, nr: u32, staged: Staged) {
+    if ((FLAGS & PARTIALS_IN) != 0u) { sum_partials(wg, t); }
+    stage_store(t, staged);
+    if ((FLAGS & (STAGE | PARTIALS_IN)) == STAGE) { workgroupBarrier(); }
+    if ((FLAGS & NORM) != 0u) { norm_rows(wg.y, t, nr); }
+}
+
 // grid: (ceil(cols / (GROUPS / S * CPG)), ceil(rows / ROWS))   cols = n0 + n1 + n2 (+ n3),
 // or n0 * 2 with SWIGLU; rows = n_tokens, or 1 with LAST_ROW
 fn matvec_core(wg: vec3<u32>, lid: vec3<u32>) {
+    if ((FLAGS & WIDE) != 0u) {
+        matvec_wide(wg, lid);
+        return;
+    }
     let t = lid.x;
     let lane = t % LANES;
     let lg = t / LANES;
@@ -340,14 +395,14 @@ fn matvec_core(wg: vec3<u32>, lid: vec3<u32>) {
     // The first chunk's weights are requested before the norm so their latency
     // overlaps it; each later chunk is requested while the previous one computes.
     var w = load_chunk(mc0, mc1, mc2, mc3, v_begin + lane, v_end, vecs, groups, vec_per_group);
+    let staged = stage_load(t);
     // Lane j < CPG writes column slot j at the end: its first row's bias and residual now.
     var writers = CPG;
     if ((FLAGS & SWIGLU) != 0u) { writers = 2u; }
     let my_mc = slot_col(wg.x, lg, min(lane, CPG - 1u));
     var add0 = vec2<f32>(0.0);
     if (lane < writers && nr > 0u && live(my_mc)) { add0 = addends(wg.y, 0u, my_mc); }
-    if ((FLAGS & PARTIALS_IN) != 0u) { sum_partials(wg, t); }
-    if ((FLAGS & NORM) != 0u) { norm_rows(wg.y, t, nr); }
+    prologues(wg, t, nr, staged);
     // Plain variables and vec4s only (no indexed arrays), so everything stays in registers.
     var a0 = vec4<f32>(0.0);
     var a1 = vec4<f32>(0.0);
@@ -405,4 +460,80 @@ fn matvec_core(wg: vec3<u32>, lid: vec3<u32>) {
     if (nr > 1u) { emit(wg.y, 1u, lane, mc, s1, addends(wg.y, 1u, mc)); }
     if (nr > 2u) { emit(wg.y, 2u, lane, mc, s2, addends(wg.y, 2u, mc)); }
     if (nr > 3u) { emit(wg.y, 3u, lane, mc, s3, addends(wg.y, 3u, mc)); }
+}
+
+// matvec_core with WIDE: one input row, lane group lg computes the column slots of lg in
+// workgroups 2 wg.x and 2 wg.x + 1 of the plain layout, both slots' loads in flight together;
+// every column's arithmetic (lane = word, group_sum, K parts in order) is matvec_core's.
+// (Four slots measured slower on the H200: 1415-1639 GB/s against 1685-1922 for two.)
+// grid: (ceil(cols / (2 GROUPS / S * CPG)), 1), S the K split
+fn matvec_wide(wg: vec3<u32>, lid: vec3<u32>) {
+    let t = lid.x;
+    let lane = t % LANES;
+    let lg = t / LANES;
+    var nr = 0u;
+    if (in_row(wg.y, 0u) < n_tokens()) { nr = 1u; }
+    let vecs = dim_k() / 32u;
+    let groups = dim_k() / dim_group();
+    let vec_per_group = dim_group() / 32u;
+    let xa = 2u * wg.x;
+    let xb = xa + 1u;
+    let a0 = slot_col(xa, lg, 0u);
+    let a1 = slot_col(xa, lg, 1u);
+    let a2 = slot_col(xa, lg, 2u);
+    let a3 = slot_col(xa, lg, 3u);
+    let b0 = slot_col(xb, lg, 0u);
+    let b1 = slot_col(xb, lg, 1u);
+    let b2 = slot_col(xb, lg, 2u);
+    let b3 = slot_col(xb, lg, 3u);
+    let kp = lg % ksplit();
+    let part = (vecs + ksplit() * LANES - 1u) / (ksplit() * LANES) * LANES;
+    let v_begin = kp * part;
+    let v_end = min(v_begin + part, vecs);
+    var wa = load_chunk(a0, a1, a2, a3, v_begin + lane, v_end, vecs, groups, vec_per_group);
+    var wb = load_chunk(b0, b1, b2, b3, v_begin + lane, v_end, vecs, groups, vec_per_group);
+    let staged = stage_load(t);
+    let my_a = slot_col(xa, lg, min(lane, CPG - 1u));
+    let my_b = slot_col(xb, lg, min(lane, CPG - 1u));
+    var add_a = vec2<f32>(0.0);
+    var add_b = vec2<f32>(0.0);
+    if (lane < CPG && nr > 0u) {
+        if (live(my_a)) { add_a = addends(wg.y, 0u, my_a); }
+        if (live(my_b)) { add_b = addends(wg.y, 0u, my_b); }
+    }
+    prologues(wg, t, nr, staged);
+    let row = in_row(wg.y, 0u);
+    var acc_a = vec4<f32>(0.0);
+    var acc_b = vec4<f32>(0.0);
+    for (var v0 = v_begin; v0 < v_begin + part; v0 += LANES) {
+        let v = v0 + lane;
+        let cur_a = wa;
+        let cur_b = wb;
+        if (v0 + LANES < v_begin + part) {
+            wa = load_chunk(a0, a1, a2, a3, v + LANES, v_end, vecs, groups, vec_per_group);
+            wb = load_chunk(b0, b1, b2, b3, v + LANES, v_end, vecs, groups, vec_per_group);
+        }
+        if (v < v_end && nr > 0u) {
+            acc_a += row_dot(row, 0u, v, cur_a.q0, cur_a.q1, cur_a.q2, cur_a.q3, chunk_scales(cur_a), chunk_offsets(cur_a));
+            acc_b += row_dot(row, 0u, v, cur_b.q0, cur_b.q1, cur_b.q2, cur_b.q3, chunk_scales(cur_b), chunk_offsets(cur_b));
+        }
+    }
+    var sa = group_sum(acc_a, t);
+    var sb = group_sum(acc_b, t);
+    if (ksplit() > 1u) {
+        if (lane == 0u) {
+            kpart[lg] = sa;
+            kpart[GROUPS + lg] = sb;
+        }
+        workgroupBarrier();
+        if (kp == 0u) {
+            for (var i = 1u; i < ksplit(); i++) {
+                sa += kpart[lg + i];
+                sb += kpart[GROUPS + lg + i];
+            }
+        }
+    }
+    if (lane >= CPG || nr == 0u || kp != 0u) { return; }
+    if (live(my_a)) { emit(wg.y, 0u, lane, my_a, sa, add_a); }
+    if (live(my_b)) { emit(wg.y, 0u, lane, my_b, sb, add_b); }
 }

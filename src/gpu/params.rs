@@ -204,6 +204,10 @@ pub mod fused {
     /// x = resid + the sum of per-word partial rows (their count in bits 17-23).
     pub const PARTIALS_IN: u32 = 65536;
     pub const PARTIALS_SHIFT: u32 = 17;
+    /// Two column slots per lane group (one input row): `dispatch::wide_layout`.
+    pub const WIDE: u32 = 1 << 24;
+    /// x and the norm weights loaded into workgroup memory at kernel start (one token, NORM, K <= 2048).
+    pub const STAGE: u32 = 1 << 25;
 }
 
 /// Flag bits of `attention_decode.wgsl`.

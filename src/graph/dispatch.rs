@@ -191,7 +191,7 @@ pub fn select_one(
                         if rows_of(graph, out) == Rows::One && !last_row {
                             return Err(err("a one-row INT4 matvec output needs last_row".into()));
                         }
-                        return Ok(int4_matvec(index, x, wt, bias, out, n, k, *group, last_row));
+                        return Ok(int4_matvec(index, x, wt, bias, out, n, k, *group, last_row, max_tokens));
                     }
                     (KernelId::MatmulInt4, *group as u32, vec![Bind::Q(wt), Bind::Sm(wt)])
                 }
@@ -342,7 +342,13 @@ pub fn select_one(
             let cols = if matches!(f.epilogue, Epilogue::SwiGlu { .. }) { ns[0] } else { ns.iter().sum() };
             let (split, cols_per_wg) = k_split_layout(k);
             p.flags |= split;
-            let per_wg = if matches!(f.epilogue, Epilogue::SwiGlu { .. }) { cols_per_wg / 2 } else { cols_per_wg };
+            let swiglu = matches!(f.epilogue, Epilogue::SwiGlu { .. });
+            let mut per_wg = if swiglu { cols_per_wg / 2 } else { cols_per_wg };
+            if !swiglu && f.partials_in.is_none() {
+                let (wide, slots) = wide_layout(cols as usize, k, max_tokens);
+                p.flags |= wide;
+                per_wg *= slots;
+            }
             let grid = Grid { x: Dim::Fixed(cols.div_ceil(per_wg)), y: FUSED_ROW_BLOCKS };
             p.flags |= (f.mats.len() as u32) << 8;
             let fused = DispatchSpec { flags: p.flags, ..spec(KernelId::MatvecFusedInt4, bytes(p), b, grid) };
@@ -480,6 +486,22 @@ fn k_split_layout(k: usize) -> (u32, u32) {
     (s.trailing_zeros() << params::fused::KSPLIT_SHIFT, FUSED_COLS / s)
 }
 
+/// The WIDE layout's (flag, column-slot multiplier) for a matvec of `cols` outputs over K:
+/// two column slots per lane group, half the workgroups, in one-token plans where K is one step
+/// of the lanes (K <= 1024) and the halved grid still fills the GPU. On the H200 (BENCHMARKS.md
+/// session 12), 896 and 1024 x 151936 went from 1443-1679 to 1685-1922 GB/s in fresh processes
+/// of one lease; at K 2048 and 4096, where each lane group already takes two steps with the
+/// next one's loads in flight, it measured no gain.
+fn wide_layout(cols: usize, k: usize, max_tokens: usize) -> (u32, u32) {
+    if max_tokens == 1 && cols >= WIDE_MIN_COLS && k <= 1024 {
+        return (params::fused::WIDE, 2);
+    }
+    (0, 1)
+}
+
+/// Fewest columns for the WIDE layout: 16384 columns are 256 two-slot workgroups.
+const WIDE_MIN_COLS: usize = 16384;
+
 /// Row blocks of that kernel: ROWS input rows per workgroup.
 const FUSED_ROW_BLOCKS: Dim = Dim::Tokens { mul: 1, div: 4 };
 
@@ -496,9 +518,13 @@ fn int4_matvec(
     k: usize,
     group: usize,
     last_row: bool,
+    max_tokens: usize,
 ) -> DispatchSpec {
-    let (split, cols_per_wg) = k_split_layout(k);
+    let (split, mut cols_per_wg) = k_split_layout(k);
     let mut flags = 1 << 8 | split;
+    let (wide, slots) = wide_layout(n, k, max_tokens);
+    flags |= wide;
+    cols_per_wg *= slots;
     if bias.is_some() {
         flags |= params::fused::BIAS0;
     }
