@@ -489,9 +489,9 @@ fn k_split_layout(k: usize) -> (u32, u32) {
 /// The WIDE layout's (flag, column-slot multiplier) for a matvec of `cols` outputs over K:
 /// two column slots per lane group, half the workgroups, in one-token plans where K is one step
 /// of the lanes (K <= 1024) and the halved grid still fills the GPU. On the H200 (BENCHMARKS.md
-/// session 12), 896 and 1024 x 151936 went from 1443-1679 to 1685-1922 GB/s in fresh processes
-/// of one lease; at K 2048 and 4096, where each lane group already takes two steps with the
-/// next one's loads in flight, it measured no gain.
+/// session 12), 896 and 1024 x 151936 went from 1443-1717 to 1685-1957 GB/s in fresh processes
+/// (same leases); four slots measured slower, and at K 2048 and 4096, where each lane group
+/// already takes two steps with the next one's loads in flight, two slots measured no gain.
 fn wide_layout(cols: usize, k: usize, max_tokens: usize) -> (u32, u32) {
     if max_tokens == 1 && cols >= WIDE_MIN_COLS && k <= 1024 {
         return (params::fused::WIDE, 2);
