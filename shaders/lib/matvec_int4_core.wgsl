@@ -40,7 +40,8 @@ const PARTIALS_IN: u32 = 65536u;
 fn partials_count() -> u32 { return (FLAGS >> 17u) & 127u; }
 // Two column slots per lane group (one input row, no SwiGLU): both slots' weights are requested
 // at once, so a workgroup has twice the bytes in flight for the same fixed costs (launch,
-// reduction, store). For wide matrices whose K is one step of the lanes (lm_head: K <= 1024).
+// reduction, store). For wide matrices whose K is one step of the lanes (lm_head: K <= 1024;
+// four slots measured slower on the H200). See matvec_core.
 const WIDE: u32 = 16777216u;
 // One input row with a NORM prologue and K <= 2048: x (unless PARTIALS_IN puts the sum there)
 // and the norm weights are loaded into workgroup memory when the kernel starts, so their
@@ -367,12 +368,8 @@ fn prologues(wg: vec3<u32>, t: u32, nr: u32, staged: Staged) {
 }
 
 // grid: (ceil(cols / (GROUPS / S * CPG)), ceil(rows / ROWS))   cols = n0 + n1 + n2 (+ n3),
-// or n0 * 2 with SWIGLU; rows = n_tokens, or 1 with LAST_ROW
+// or n0 * 2 with SWIGLU; rows = n_tokens, or 1 with LAST_ROW; WIDE: twice the columns a workgroup
 fn matvec_core(wg: vec3<u32>, lid: vec3<u32>) {
-    if ((FLAGS & WIDE) != 0u) {
-        matvec_wide(wg, lid);
-        return;
-    }
     let t = lid.x;
     let lane = t % LANES;
     let lg = t / LANES;
@@ -383,10 +380,20 @@ fn matvec_core(wg: vec3<u32>, lid: vec3<u32>) {
     let vecs = dim_k() / 32u;
     let groups = dim_k() / dim_group();
     let vec_per_group = dim_group() / 32u;
-    let mc0 = slot_col(wg.x, lg, 0u);
-    let mc1 = slot_col(wg.x, lg, 1u);
-    let mc2 = slot_col(wg.x, lg, 2u);
-    let mc3 = slot_col(wg.x, lg, 3u);
+    // WIDE: this workgroup is workgroups 2 wg.x (slot a) and 2 wg.x + 1 (slot b) of the plain
+    // layout. It runs one row, so slot b's sums take row 1's accumulator a1 and s1; every column's
+    // arithmetic (lane = word, group_sum, K parts in order) is the plain layout's.
+    let wide = (FLAGS & WIDE) != 0u;
+    var xa = wg.x;
+    if (wide) { xa = 2u * wg.x; }
+    let mc0 = slot_col(xa, lg, 0u);
+    let mc1 = slot_col(xa, lg, 1u);
+    let mc2 = slot_col(xa, lg, 2u);
+    let mc3 = slot_col(xa, lg, 3u);
+    let mb0 = slot_col(xa + 1u, lg, 0u);
+    let mb1 = slot_col(xa + 1u, lg, 1u);
+    let mb2 = slot_col(xa + 1u, lg, 2u);
+    let mb3 = slot_col(xa + 1u, lg, 3u);
     // This lane group's part of K: vec4 words [v_begin, v_end), walked in steps of LANES.
     let kp = lg % ksplit();
     let part = (vecs + ksplit() * LANES - 1u) / (ksplit() * LANES) * LANES;
@@ -395,13 +402,18 @@ fn matvec_core(wg: vec3<u32>, lid: vec3<u32>) {
     // The first chunk's weights are requested before the norm so their latency
     // overlaps it; each later chunk is requested while the previous one computes.
     var w = load_chunk(mc0, mc1, mc2, mc3, v_begin + lane, v_end, vecs, groups, vec_per_group);
+    var wb: Chunk;
+    if (wide) { wb = load_chunk(mb0, mb1, mb2, mb3, v_begin + lane, v_end, vecs, groups, vec_per_group); }
     let staged = stage_load(t);
     // Lane j < CPG writes column slot j at the end: its first row's bias and residual now.
     var writers = CPG;
     if ((FLAGS & SWIGLU) != 0u) { writers = 2u; }
-    let my_mc = slot_col(wg.x, lg, min(lane, CPG - 1u));
+    let my_mc = slot_col(xa, lg, min(lane, CPG - 1u));
+    let my_b = slot_col(xa + 1u, lg, min(lane, CPG - 1u));
     var add0 = vec2<f32>(0.0);
+    var add_b = vec2<f32>(0.0);
     if (lane < writers && nr > 0u && live(my_mc)) { add0 = addends(wg.y, 0u, my_mc); }
+    if (wide && lane < writers && nr > 0u && live(my_b)) { add_b = addends(wg.y, 0u, my_b); }
     prologues(wg, t, nr, staged);
     // Plain variables and vec4s only (no indexed arrays), so everything stays in registers.
     var a0 = vec4<f32>(0.0);
@@ -413,8 +425,10 @@ fn matvec_core(wg: vec3<u32>, lid: vec3<u32>) {
     for (var v0 = v_begin; v0 < v_begin + part; v0 += LANES) {
         let v = v0 + lane;
         let cur = w;
+        let cur_b = wb;
         if (v0 + LANES < v_begin + part) {
             w = load_chunk(mc0, mc1, mc2, mc3, v + LANES, v_end, vecs, groups, vec_per_group);
+            if (wide) { wb = load_chunk(mb0, mb1, mb2, mb3, v + LANES, v_end, vecs, groups, vec_per_group); }
         }
         if (v < v_end) {
             let sc = chunk_scales(cur);
@@ -423,22 +437,27 @@ fn matvec_core(wg: vec3<u32>, lid: vec3<u32>) {
             if (nr > 1u) { a1 += row_dot(in_row(wg.y, 1u), 1u, v, cur.q0, cur.q1, cur.q2, cur.q3, sc, ofs); }
             if (nr > 2u) { a2 += row_dot(in_row(wg.y, 2u), 2u, v, cur.q0, cur.q1, cur.q2, cur.q3, sc, ofs); }
             if (nr > 3u) { a3 += row_dot(in_row(wg.y, 3u), 3u, v, cur.q0, cur.q1, cur.q2, cur.q3, sc, ofs); }
+            if (wide && nr > 0u) {
+                a1 += row_dot(in_row(wg.y, 0u), 0u, v, cur_b.q0, cur_b.q1, cur_b.q2, cur_b.q3,
+                              chunk_scales(cur_b), chunk_offsets(cur_b));
+            }
         }
     }
     // nr is uniform over the workgroup, so skipping the sums of absent rows keeps every
     // invocation's sequence of group_sum calls (and barriers) the same.
+    let sum1 = nr > 1u || wide;
     var s0 = group_sum(a0, t);
     var s1 = vec4<f32>(0.0);
     var s2 = vec4<f32>(0.0);
     var s3 = vec4<f32>(0.0);
-    if (nr > 1u) { s1 = group_sum(a1, t); }
+    if (sum1) { s1 = group_sum(a1, t); }
     if (nr > 2u) { s2 = group_sum(a2, t); }
     if (nr > 3u) { s3 = group_sum(a3, t); }
     if (ksplit() > 1u) {
         // The K parts' sums, added in part order by the first lane group of each slot.
         if (lane == 0u) {
             kpart[lg] = s0;
-            if (nr > 1u) { kpart[GROUPS + lg] = s1; }
+            if (sum1) { kpart[GROUPS + lg] = s1; }
             if (nr > 2u) { kpart[2u * GROUPS + lg] = s2; }
             if (nr > 3u) { kpart[3u * GROUPS + lg] = s3; }
         }
@@ -446,7 +465,7 @@ fn matvec_core(wg: vec3<u32>, lid: vec3<u32>) {
         if (kp == 0u) {
             for (var i = 1u; i < ksplit(); i++) {
                 s0 += kpart[lg + i];
-                if (nr > 1u) { s1 += kpart[GROUPS + lg + i]; }
+                if (sum1) { s1 += kpart[GROUPS + lg + i]; }
                 if (nr > 2u) { s2 += kpart[2u * GROUPS + lg + i]; }
                 if (nr > 3u) { s3 += kpart[3u * GROUPS + lg + i]; }
             }
@@ -457,83 +476,9 @@ fn matvec_core(wg: vec3<u32>, lid: vec3<u32>) {
     let mc = my_mc;
     if (!live(mc)) { return; }
     emit(wg.y, 0u, lane, mc, s0, add0);
+    // Slot b's columns follow slot a's: live only where slot a's are.
+    if (wide && live(my_b)) { emit(wg.y, 0u, lane, my_b, s1, add_b); }
     if (nr > 1u) { emit(wg.y, 1u, lane, mc, s1, addends(wg.y, 1u, mc)); }
     if (nr > 2u) { emit(wg.y, 2u, lane, mc, s2, addends(wg.y, 2u, mc)); }
     if (nr > 3u) { emit(wg.y, 3u, lane, mc, s3, addends(wg.y, 3u, mc)); }
-}
-
-// matvec_core with WIDE: one input row, lane group lg computes the column slots of lg in
-// workgroups 2 wg.x and 2 wg.x + 1 of the plain layout, both slots' loads in flight together;
-// every column's arithmetic (lane = word, group_sum, K parts in order) is matvec_core's.
-// (Four slots measured slower on the H200: 1415-1639 GB/s against 1685-1922 for two.)
-// grid: (ceil(cols / (2 GROUPS / S * CPG)), 1), S the K split
-fn matvec_wide(wg: vec3<u32>, lid: vec3<u32>) {
-    let t = lid.x;
-    let lane = t % LANES;
-    let lg = t / LANES;
-    var nr = 0u;
-    if (in_row(wg.y, 0u) < n_tokens()) { nr = 1u; }
-    let vecs = dim_k() / 32u;
-    let groups = dim_k() / dim_group();
-    let vec_per_group = dim_group() / 32u;
-    let xa = 2u * wg.x;
-    let xb = xa + 1u;
-    let a0 = slot_col(xa, lg, 0u);
-    let a1 = slot_col(xa, lg, 1u);
-    let a2 = slot_col(xa, lg, 2u);
-    let a3 = slot_col(xa, lg, 3u);
-    let b0 = slot_col(xb, lg, 0u);
-    let b1 = slot_col(xb, lg, 1u);
-    let b2 = slot_col(xb, lg, 2u);
-    let b3 = slot_col(xb, lg, 3u);
-    let kp = lg % ksplit();
-    let part = (vecs + ksplit() * LANES - 1u) / (ksplit() * LANES) * LANES;
-    let v_begin = kp * part;
-    let v_end = min(v_begin + part, vecs);
-    var wa = load_chunk(a0, a1, a2, a3, v_begin + lane, v_end, vecs, groups, vec_per_group);
-    var wb = load_chunk(b0, b1, b2, b3, v_begin + lane, v_end, vecs, groups, vec_per_group);
-    let staged = stage_load(t);
-    let my_a = slot_col(xa, lg, min(lane, CPG - 1u));
-    let my_b = slot_col(xb, lg, min(lane, CPG - 1u));
-    var add_a = vec2<f32>(0.0);
-    var add_b = vec2<f32>(0.0);
-    if (lane < CPG && nr > 0u) {
-        if (live(my_a)) { add_a = addends(wg.y, 0u, my_a); }
-        if (live(my_b)) { add_b = addends(wg.y, 0u, my_b); }
-    }
-    prologues(wg, t, nr, staged);
-    let row = in_row(wg.y, 0u);
-    var acc_a = vec4<f32>(0.0);
-    var acc_b = vec4<f32>(0.0);
-    for (var v0 = v_begin; v0 < v_begin + part; v0 += LANES) {
-        let v = v0 + lane;
-        let cur_a = wa;
-        let cur_b = wb;
-        if (v0 + LANES < v_begin + part) {
-            wa = load_chunk(a0, a1, a2, a3, v + LANES, v_end, vecs, groups, vec_per_group);
-            wb = load_chunk(b0, b1, b2, b3, v + LANES, v_end, vecs, groups, vec_per_group);
-        }
-        if (v < v_end && nr > 0u) {
-            acc_a += row_dot(row, 0u, v, cur_a.q0, cur_a.q1, cur_a.q2, cur_a.q3, chunk_scales(cur_a), chunk_offsets(cur_a));
-            acc_b += row_dot(row, 0u, v, cur_b.q0, cur_b.q1, cur_b.q2, cur_b.q3, chunk_scales(cur_b), chunk_offsets(cur_b));
-        }
-    }
-    var sa = group_sum(acc_a, t);
-    var sb = group_sum(acc_b, t);
-    if (ksplit() > 1u) {
-        if (lane == 0u) {
-            kpart[lg] = sa;
-            kpart[GROUPS + lg] = sb;
-        }
-        workgroupBarrier();
-        if (kp == 0u) {
-            for (var i = 1u; i < ksplit(); i++) {
-                sa += kpart[lg + i];
-                sb += kpart[GROUPS + lg + i];
-            }
-        }
-    }
-    if (lane >= CPG || nr == 0u || kp != 0u) { return; }
-    if (live(my_a)) { emit(wg.y, 0u, lane, my_a, sa, add_a); }
-    if (live(my_b)) { emit(wg.y, 0u, lane, my_b, sb, add_b); }
 }
