@@ -47,6 +47,9 @@ struct Step { n_tokens: u32, pos0: u32, kv_len: u32, pad0: u32 }
 @group(0) @binding(18) var<storage, read> w3sm: array<vec2<f32>>;
 @group(0) @binding(19) var<storage, read_write> y3: array<f32>;
 
+// K <= 2048 for the staged / summed x (matvec_int4_core.wgsl's xsum).
+const MAX_K4: u32 = 512u;
+
 fn load_q(m: u32, i: u32) -> vec4<u32> {
     if (m == 0u) { return w0q[i]; }
     if (m == 1u) { return w1q[i]; }

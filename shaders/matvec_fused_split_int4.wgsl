@@ -33,6 +33,9 @@ fn seg_start(m: u32) -> u32 {
     return s;
 }
 
+// K <= 2048 for the staged / summed x (matvec_int4_core.wgsl's xsum).
+const MAX_K4: u32 = 512u;
+
 fn load_q(m: u32, i: u32) -> vec4<u32> { return wq[seg_start(m) * (dim_k() / 32u) + i]; }
 fn load_sm(m: u32, i: u32) -> vec2<f32> { return wsm[seg_start(m) * (dim_k() / dim_group()) + i]; }
 fn norm_weight(i: u32) -> vec4<f32> { return norm_w[i]; }

@@ -18,6 +18,9 @@ struct Step { n_tokens: u32, pos0: u32, kv_len: u32, pad0: u32 }
 @group(0) @binding(5) var<storage, read> bias: array<f32>;
 @group(0) @binding(6) var<storage, read_write> y: array<f32>;
 
+// K <= 2048 for the staged / summed x (matvec_int4_core.wgsl's xsum).
+const MAX_K4: u32 = 512u;
+
 fn load_q(m: u32, i: u32) -> vec4<u32> { return wq[i]; }
 fn load_sm(m: u32, i: u32) -> vec2<f32> { return wsm[i]; }
 fn norm_weight(i: u32) -> vec4<f32> { return vec4<f32>(1.0); }

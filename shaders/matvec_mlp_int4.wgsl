@@ -37,6 +37,9 @@ struct Step { n_tokens: u32, pos0: u32, kv_len: u32, pad0: u32 }
 // The PARTIALS_IN sum x (written by workgroup 0; dummy otherwise).
 @group(0) @binding(12) var<storage, read_write> x_out: array<f32>;
 
+// K <= 2048 for the staged / summed x (matvec_int4_core.wgsl's xsum).
+const MAX_K4: u32 = 512u;
+
 fn load_q(m: u32, i: u32) -> vec4<u32> {
     if (m == 0u) { return gate_q[i]; }
     if (m == 1u) { return up_q[i]; }

@@ -47,10 +47,11 @@ fn decode_dispatch_list_snapshots() {
         // Per layer: norm + q/k/v (or in_proj + short conv), attention, o + residual,
         // norm + gate/up + SwiGLU, down + residual; plus embed, final norm + lm_head,
         // the two argmax stages. Less a dispatch for each o_proj or down projection the partial-sum
-        // passes folded into attention or the MLP.
+        // passes folded into attention or the MLP, and for each q / k / v matvec folded into attention.
         let layers = m.arch.layers();
         let folded = |s: &Session| -> usize {
-            s.pass_reports.iter().filter(|r| r.pass.ends_with("_partials")).map(|r| r.fused).sum()
+            let folds = |pass: &str| pass.ends_with("_partials") || pass == "attention_qkv";
+            s.pass_reports.iter().filter(|r| folds(r.pass)).map(|r| r.fused).sum()
         };
         let folded_default = folded(&s);
         assert_eq!(s.decode_dispatches(), 5 * layers + 4 - folded_default, "{name}: default fusion, 5 per layer");
@@ -126,6 +127,10 @@ fn each_pass_matches_unfused() {
         ("short_conv_state", FusionConfig { short_conv_state: true, ..none }),
         ("mlp_partials", FusionConfig { mlp_partials: true, ..layer }),
         ("attention_partials", FusionConfig { attention_decode: true, attention_partials: true, ..layer }),
+        (
+            "attention_qkv",
+            FusionConfig { attention_decode: true, attention_partials: true, attention_qkv: true, ..layer },
+        ),
         ("all", FusionConfig::default()),
         ("all but norm_matvec", FusionConfig { norm_matvec: false, ..FusionConfig::default() }),
     ];
@@ -167,10 +172,19 @@ fn new_passes_fire() {
     assert_eq!(count("qwen3", d, "attention_partials"), 2);
     assert_eq!(count("llama", d, "mlp_partials"), 2);
     assert_eq!(count("llama", d, "attention_partials"), 0);
-    // The MLP kernel and the fused attention replace the separate down and o_proj matvecs.
+    // Every attention with o_proj partials takes its q / k / v matvec (qwen3's hidden 64 <= 1024).
+    assert_eq!(count("qwen3", d, "attention_qkv"), 2);
+    assert_eq!(count("llama", d, "attention_qkv"), 0);
+    // The MLP kernel and the fused attention replace the separate down, q / k / v and o_proj matvecs:
+    // a qwen3 layer is two dispatches.
     let s = Session::new(&model("qwen3", d), SessionOptions::default()).unwrap();
     let kernels: Vec<KernelId> = s.decode_plan().dispatch_specs().map(|d| d.kernel).collect();
     assert_eq!(kernels.iter().filter(|k| **k == KernelId::MatvecMlpInt4).count(), 2);
+    assert_eq!(kernels.iter().filter(|k| **k == KernelId::AttentionQkvO).count(), 2);
+    assert_eq!(kernels.iter().filter(|k| **k == KernelId::AttentionDecodeO).count(), 0);
+    let without = FusionConfig { attention_qkv: false, ..d };
+    let s = Session::new(&model("qwen3", without), SessionOptions::default()).unwrap();
+    let kernels: Vec<KernelId> = s.decode_plan().dispatch_specs().map(|d| d.kernel).collect();
     assert_eq!(kernels.iter().filter(|k| **k == KernelId::AttentionDecodeO).count(), 2);
 }
 
@@ -183,11 +197,12 @@ fn partial_sum_passes_leave_batched_graphs_alone() {
     let io = m.arch.new_io(&gpu(), 8, 32).unwrap();
     for (one_token, want) in [(false, 0), (true, 2)] {
         let mut built = m.arch.build_graph(&io, Mode::Decode);
-        let limits = PassLimits { max_storage_buffers_per_stage: 32, one_token };
+        let limits = PassLimits { max_storage_buffers_per_stage: 32, one_token, max_workgroup_storage: 32768 };
         let reports = gerbil::passes::run(&mut built.graph, &FusionConfig::default(), limits);
         let fused = |pass: &str| reports.iter().find(|r| r.pass == pass).unwrap().fused;
         assert_eq!(fused("mlp_partials"), want, "one_token {one_token}");
         assert_eq!(fused("attention_partials"), want, "one_token {one_token}");
+        assert_eq!(fused("attention_qkv"), want, "one_token {one_token}");
     }
 }
 
@@ -269,7 +284,7 @@ fn norm_matvec_leaves_vocabulary_wide_matvecs_alone() {
         g.push(Op::RmsNorm { x, weight: norm_w, out: xn, dim: k, rows_per_token: 1, eps: 1e-5, add_unit: false });
         g.push(Op::MatMul { x: xn, w, bias: None, out: logits, last_row: true });
         g.outputs.push(logits);
-        let limits = PassLimits { max_storage_buffers_per_stage: 32, one_token: true };
+        let limits = PassLimits { max_storage_buffers_per_stage: 32, one_token: true, max_workgroup_storage: 32768 };
         let reports = gerbil::passes::run(&mut g, &FusionConfig::default(), limits);
         let norms = g.ops.iter().filter(|op| matches!(op, Op::RmsNorm { .. })).count();
         assert_eq!(norms, usize::from(!fused), "{n} columns: ops {:?}", g.ops.iter().map(Op::name).collect::<Vec<_>>());

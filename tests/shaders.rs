@@ -2,8 +2,7 @@
 //! structs match the Rust layouts in `gpu::params` field by field.
 
 use gerbil::gpu::kernels::{
-    group_sum_prelude, uses_erf, Reductions, ERF, GATED_DELTA_CORE, GROUP_SUM_SHARED, GROUP_SUM_SUBGROUP, INT4_WORD,
-    MATVEC_INT4_CORE, WG_REDUCE_SHARED, WG_REDUCE_SUBGROUP,
+    uses_erf, Reductions, ERF, GROUP_SUM_SHARED, GROUP_SUM_SUBGROUP, INT4_WORD, WG_REDUCE_SHARED, WG_REDUCE_SUBGROUP,
 };
 use gerbil::gpu::params::Step;
 use gerbil::gpu::KernelId;
@@ -47,19 +46,13 @@ fn every_shader_file_validates() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "wgsl") {
             let src = std::fs::read_to_string(&path).unwrap();
-            // The INT4 matvec kernels are validated behind their library code, with each group_sum.
-            if src.contains("matvec_core(") || src.contains("fn matvec_mlp_int4(") {
+            let name = path.file_name().unwrap().to_str().unwrap();
+            // A registered kernel's file behind the library code the registry compiles it with, for
+            // each prelude set (every_kernel_is_registered_with_matching_uniforms checks each entry point).
+            if let Some(k) = KernelId::ALL.iter().find(|k| k.source().file == name) {
                 for r in REDUCTIONS {
-                    let prelude = group_sum_prelude(r);
-                    module(&format!("{prelude}\n{INT4_WORD}\n{MATVEC_INT4_CORE}\n{src}"), &path.display().to_string());
+                    module(&k.source().wgsl(r), &path.display().to_string());
                 }
-            } else if src.contains("reduce_max(") && !src.contains("fn reduce_max(") {
-                // Decode attention: behind each workgroup-reduction prelude.
-                for prelude in [WG_REDUCE_SHARED, WG_REDUCE_SUBGROUP] {
-                    module(&format!("{prelude}\n{INT4_WORD}\n{src}"), &path.display().to_string());
-                }
-            } else if src.contains("gated_delta_core(") {
-                module(&format!("{GATED_DELTA_CORE}\n{src}"), &path.display().to_string());
             } else if uses_erf(&src) {
                 module(&format!("{ERF}\n{src}"), &path.display().to_string());
             } else {

@@ -5,8 +5,8 @@
 // file declares Params `p` (FusedMatvecParams), Step `step`, x, and the hooks
 //   load_q(m, i) -> vec4<u32>, load_sm(m, i) -> vec2<f32>, norm_weight(i) -> vec4<f32>,
 //   gate_at(i) -> vec4<f32>, resid_at(i) -> f32, bias_at(m, c) -> f32, store(m, i, v)
-// (store(3, i, v) also receives the PARTIALS_IN sum) and calls matvec_core from its
-// entry point. Layout and arithmetic: see matvec_fused_int4.wgsl; the word
+// (store(3, i, v) also receives the PARTIALS_IN sum) and the constant MAX_K4 (see xsum), and
+// calls matvec_core from its entry point. Layout and arithmetic: see matvec_fused_int4.wgsl; the word
 // arithmetic is shaders/lib/int4_word.wgsl.
 
 // Flag bits, compiled in as a pipeline constant: bits 0-7 and 12 as below, bits
@@ -74,8 +74,10 @@ const ROWS: u32 = 4u;
 var<workgroup> partial: array<f32, 256>;
 var<workgroup> inv_rms: array<f32, ROWS>;
 var<workgroup> kpart: array<vec4<f32>, 32>; // [ROWS][GROUPS] lane group sums (K split)
-var<workgroup> xsum: array<vec4<f32>, 512>; // the PARTIALS_IN input, or x with STAGE (K <= 2048)
-var<workgroup> norm_ws: array<vec4<f32>, 512>; // the norm weights with STAGE
+// The PARTIALS_IN input or x with STAGE, and the norm weights with STAGE: MAX_K4 vec4s each,
+// declared by the kernel file (512: K <= 2048).
+var<workgroup> xsum: array<vec4<f32>, MAX_K4>;
+var<workgroup> norm_ws: array<vec4<f32>, MAX_K4>;
 
 // x and norm weight vec4s t and t + WG, requested at kernel start (STAGE).
 struct Staged { x0: vec4<f32>, x1: vec4<f32>, g0: vec4<f32>, g1: vec4<f32> }

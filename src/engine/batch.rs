@@ -74,8 +74,11 @@ impl BatchedDecoder {
         let mut built = arch.build_graph(&io, Mode::BatchedDecode);
         // The fused kernels take rows like the plain ones (ROWS per workgroup), so the same passes apply:
         // unfused, a SmolLM2 step was 394 dispatches.
-        let limits =
-            PassLimits { max_storage_buffers_per_stage: gpu.caps.max_storage_buffers_per_stage, one_token: false };
+        let limits = PassLimits {
+            max_storage_buffers_per_stage: gpu.caps.max_storage_buffers_per_stage,
+            one_token: false,
+            max_workgroup_storage: gpu.caps.max_compute_workgroup_storage_size,
+        };
         passes::run(&mut built.graph, &model.opts.fusion, limits);
         let logits = built.logits;
         let cap = model.opts.fusion.max_storage_buffers;

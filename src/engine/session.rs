@@ -58,8 +58,11 @@ impl Session {
         let io = arch.new_io(gpu, chunk, max_seq)?;
         let pre = arch.build_graph(&io, Mode::Prefill { all_logits: opts.all_logits });
         let mut dec = arch.build_graph(&io, Mode::Decode);
-        let limits =
-            PassLimits { max_storage_buffers_per_stage: gpu.caps.max_storage_buffers_per_stage, one_token: true };
+        let limits = PassLimits {
+            max_storage_buffers_per_stage: gpu.caps.max_storage_buffers_per_stage,
+            one_token: true,
+            max_workgroup_storage: gpu.caps.max_compute_workgroup_storage_size,
+        };
         let pass_reports = passes::run(&mut dec.graph, &model.opts.fusion, limits);
         for r in &pass_reports {
             tracing::debug!(pass = r.pass, fused = r.fused, skipped = ?r.skipped, "fusion pass");

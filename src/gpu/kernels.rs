@@ -65,6 +65,8 @@ pub enum KernelId {
     MatvecMlpInt4,
     /// Decode attention followed by the head's per-word partials of o_proj.
     AttentionDecodeO,
+    /// `AttentionDecodeO` with the q / k / v matvec (and its norm, partial-row sum) computed per head first.
+    AttentionQkvO,
 }
 
 /// Where a kernel's code lives and which uniform layout it declares.
@@ -85,6 +87,8 @@ pub struct KernelSource {
     pub shape_constants: bool,
     /// Calls `gated_delta_core` (`GATED_DELTA_CORE`), defining its conv hooks.
     pub delta_core: bool,
+    /// Calls `attend` (`ATTENTION_DECODE_CORE`), defining its hooks.
+    pub attention_core: bool,
 }
 
 /// `group_sum` through subgroup operations, for adapters whose subgroups are exactly 32 wide.
@@ -98,6 +102,9 @@ pub const WG_REDUCE_SHARED: &str = include_str!("../../shaders/lib/wg_reduce_sha
 
 /// The body both INT4 matvec kernels share (they differ in bindings only).
 pub const MATVEC_INT4_CORE: &str = include_str!("../../shaders/lib/matvec_int4_core.wgsl");
+
+/// Decode attention (`attend`, `o_partials`) for the kernels that define its hooks.
+pub const ATTENTION_DECODE_CORE: &str = include_str!("../../shaders/lib/attention_decode_core.wgsl");
 
 /// One INT4 word of four columns against 32 inputs (`word_dot`): for every kernel
 /// that calls them, so split sums add bit-identical terms.
@@ -118,6 +125,26 @@ const fn is_int4_matvec(file: &str) -> bool {
     matches!(file.as_bytes(), [b'm', b'a', b't', b'v', b'e', b'c', b'_', b'i', b'n', b't', b'4', ..])
         || matches!(file.as_bytes(), [b'm', b'a', b't', b'v', b'e', b'c', b'_', b'f', b'u', b's', b'e', b'd', ..])
         || matches!(file.as_bytes(), [b'm', b'a', b't', b'v', b'e', b'c', b'_', b'm', b'l', b'p', ..])
+}
+
+const fn is_same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The kernels built on `attention_decode_core.wgsl`.
+const fn is_attention_decode(file: &str) -> bool {
+    is_same(file, "attention_decode.wgsl") || is_same(file, "attention_qkv_o.wgsl")
 }
 
 /// How the adapter reduces, which picks the preludes a kernel is compiled with.
@@ -148,14 +175,24 @@ impl KernelSource {
         if self.delta_core {
             return format!("{GATED_DELTA_CORE}\n{}", self.source);
         }
+        let mut libs = Vec::new();
+        if self.group_sum {
+            libs.push(group_sum_prelude(r));
+        }
         if self.wg_reduce {
-            let prelude = if subgroups32 { WG_REDUCE_SUBGROUP } else { WG_REDUCE_SHARED };
-            return format!("{prelude}\n{INT4_WORD}\n{}", self.source);
+            libs.push((if subgroups32 { WG_REDUCE_SUBGROUP } else { WG_REDUCE_SHARED }).to_string());
         }
-        if !self.group_sum {
-            return self.source.to_string();
+        if self.group_sum || self.wg_reduce {
+            libs.push(INT4_WORD.to_string());
         }
-        format!("{}\n{INT4_WORD}\n{MATVEC_INT4_CORE}\n{}", group_sum_prelude(r), self.source)
+        if self.group_sum {
+            libs.push(MATVEC_INT4_CORE.to_string());
+        }
+        if self.attention_core {
+            libs.push(ATTENTION_DECODE_CORE.to_string());
+        }
+        libs.push(self.source.to_string());
+        libs.join("\n")
     }
 }
 
@@ -167,13 +204,12 @@ macro_rules! src {
             entry: $entry,
             params_fields: <$p>::FIELDS,
             params_size: std::mem::size_of::<$p>(),
-            specialized: is_int4_matvec($file)
-                || $file.starts_with("attention_decode")
-                || $file == "gated_delta_conv.wgsl",
-            group_sum: is_int4_matvec($file),
-            shape_constants: is_int4_matvec($file),
-            wg_reduce: $file.len() == "attention_decode.wgsl".len() && $file.starts_with("attention_decode"),
+            specialized: is_int4_matvec($file) || is_attention_decode($file) || $file == "gated_delta_conv.wgsl",
+            group_sum: is_int4_matvec($file) || is_same($file, "attention_qkv_o.wgsl"),
+            shape_constants: is_int4_matvec($file) || is_same($file, "attention_qkv_o.wgsl"),
+            wg_reduce: is_attention_decode($file),
             delta_core: $file == "gated_delta.wgsl" || $file == "gated_delta_conv.wgsl",
+            attention_core: is_attention_decode($file),
         }
     };
 }
@@ -235,6 +271,7 @@ impl KernelId {
         KernelId::AttentionTiled,
         KernelId::MatvecMlpInt4,
         KernelId::AttentionDecodeO,
+        KernelId::AttentionQkvO,
     ];
 
     pub fn source(self) -> KernelSource {
@@ -258,6 +295,7 @@ impl KernelId {
             KernelId::MatvecFusedInt4 => src!("matvec_fused_int4.wgsl", "matvec_fused_int4", FusedMatvecParams),
             KernelId::AttentionDecode => src!("attention_decode.wgsl", "attention_decode", AttentionDecodeParams),
             KernelId::AttentionDecodeO => src!("attention_decode.wgsl", "attention_decode_o", AttentionDecodeParams),
+            KernelId::AttentionQkvO => src!("attention_qkv_o.wgsl", "attention_qkv_o", AttentionQkvParams),
             KernelId::MatvecMlpInt4 => src!("matvec_mlp_int4.wgsl", "matvec_mlp_int4", FusedMatvecParams),
             KernelId::ShortConv => src!("short_conv.wgsl", "short_conv", ShortConvParams),
             KernelId::ConvStateUpdate => src!("conv_state_update.wgsl", "conv_state_update", ShortConvParams),

@@ -79,8 +79,30 @@ gpu_params!(AttentionDecodeParams {
     scale: f32,
     rotary_dim: u32,
     flags: u32,
-    eps: f32,
+    qk_eps: f32,
 });
+gpu_params!(
+    /// `attention_qkv_o.wgsl`: the qkv matvec's `FusedMatvecParams` fields (first, so the executor reads
+    /// its shape constants as for every INT4 matvec), then the attention's.
+    AttentionQkvParams {
+        n0: u32,
+        n1: u32,
+        n2: u32,
+        k: u32,
+        group: u32,
+        flags: u32,
+        eps: f32,
+        n3: u32,
+        n_heads: u32,
+        n_kv_heads: u32,
+        head_dim: u32,
+        max_seq: u32,
+        scale: f32,
+        rotary_dim: u32,
+        pad0: u32,
+        qk_eps: f32,
+    }
+);
 gpu_params!(
     /// The short-conv kernels (`short_conv*.wgsl`, `conv_state_update.wgsl`); flags: `conv::BIAS`.
     ShortConvParams { dim: u32, kernel: u32, flags: u32, pad0: u32 }
@@ -219,6 +241,8 @@ pub mod attn_decode {
     /// `attention_decode_o`: log2(o_proj group / 32) at bit 4, o_proj outputs / 4 at bit 8.
     pub const O_GROUP_SHIFT: u32 = 4;
     pub const O_QUADS_SHIFT: u32 = 8;
+    /// `attention_qkv_o.wgsl`: QK_NORM and INTERLEAVED sit at this bit, above the matvec core's.
+    pub const QKV_ATTN_SHIFT: u32 = 26;
 }
 
 gpu_params!(Conv1dParams {

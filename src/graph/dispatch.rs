@@ -364,6 +364,9 @@ pub fn select_one(
         Op::AttentionPartials { ref attn, o_proj, partials: part } => {
             partials::attention_o(graph, attn, o_proj, part, index).map_err(err)?
         }
+        Op::AttentionQkv { ref qkv, ref attn, o_proj, partials: part } => {
+            partials::attention_qkv(graph, qkv, attn, o_proj, part, max_tokens, index).map_err(err)?
+        }
         Op::AttentionDecode(ref a) => attention::decode(a, None, index).map_err(err)?,
         Op::AttentionRows { attn: ref a, rows } => attention::decode(a, Some(rows), index).map_err(err)?,
         Op::ShortConv(ref c) => {

@@ -39,7 +39,7 @@ fn decode_params(a: AttnShape, scale: f32, rotary_dim: usize, flags: u32, eps: f
         scale,
         rotary_dim: rotary_dim as u32,
         flags,
-        eps,
+        qk_eps: eps,
     }
 }
 

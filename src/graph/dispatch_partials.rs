@@ -6,7 +6,9 @@
 
 use super::dispatch::{bytes, Bind, Dim, DispatchSpec, Grid};
 use super::dispatch_attention as attention;
-use super::ir::{AttentionDecode, DeviceTensor, Graph, MlpPartials, PartialsIn, Storage, TensorId};
+use super::ir::{
+    AttentionDecode, DeviceTensor, Epilogue, FusedMatvec, Graph, MlpPartials, PartialsIn, Storage, TensorId,
+};
 use crate::gpu::params::{self, fused};
 use crate::gpu::KernelId;
 
@@ -146,4 +148,107 @@ pub fn attention_o(
     spec.params = bytes(p);
     spec.bindings.extend([Bind::Q(o_proj), Bind::Sm(o_proj), Bind::Tensor(partials)]);
     Ok(spec)
+}
+
+/// The deepest K `attention_qkv_o.wgsl` takes: x and the norm weights in 256 vec4s of workgroup
+/// memory each, which keeps the kernel (the matvec core's and the attention's arrays together)
+/// within 32 KB, the workgroup memory software Vulkan grants.
+pub const QKV_MAX_K: usize = 1024;
+
+/// Workgroup memory `attention_qkv_o.wgsl` may need (bytes, with the workgroup-memory reductions).
+pub const QKV_WORKGROUP_BYTES: u32 = 32768;
+
+/// `Op::AttentionQkv`: `attention_qkv_o.wgsl`, one workgroup per q head.
+pub fn attention_qkv(
+    graph: &Graph,
+    f: &FusedMatvec,
+    a: &AttentionDecode,
+    o_proj: TensorId,
+    partials: TensorId,
+    max_tokens: usize,
+    index: usize,
+) -> Result<DispatchSpec, String> {
+    let s = a.attrs;
+    let k = graph.width(f.x);
+    let [mq, mk, mv] = f.mats[..] else { return Err(format!("{} matrices, not q, k, v", f.mats.len())) };
+    if (mq.out, mk.out, mv.out) != (a.q, a.k, a.v) {
+        return Err("the matvec's outputs are not the attention's q, k, v".into());
+    }
+    let Some(norm) = &f.norm else { return Err("the q / k / v matvec has no norm prologue".into()) };
+    if f.gate.is_some() || f.epilogue != Epilogue::None {
+        return Err("the q / k / v matvec has a gate prologue or an epilogue".into());
+    }
+    if max_tokens != 1 || k > QKV_MAX_K || k % 32 != 0 {
+        return Err(format!("input width {k} (a multiple of 32, at most {QKV_MAX_K}, one token)"));
+    }
+    if s.head_dim % 32 != 0 || s.head_dim > 256 || s.n_heads % s.n_kv_heads != 0 || a.rope.rotary_dim > s.head_dim {
+        return Err(format!("heads {} q / {} kv of {} unsupported", s.n_heads, s.n_kv_heads, s.head_dim));
+    }
+    let (nq, kq, group) = int4(graph, mq.w)?;
+    let (nk, kk, gk) = int4(graph, mk.w)?;
+    let (nv, kv, gv) = int4(graph, mv.w)?;
+    let (n_out, ko, go) = int4(graph, o_proj)?;
+    let (qw, kvw) = (s.n_heads * s.head_dim, s.n_kv_heads * s.head_dim);
+    if (nq, nk, nv, kq, kk, kv, n_out, ko) != (qw, kvw, kvw, k, k, k, k, qw) || (gk, gv, go) != (group, group, group) {
+        return Err(format!(
+            "q [{nq}, {kq}], k [{nk}, {kk}], v [{nv}, {kv}], o_proj [{n_out}, {ko}] do not fit the heads"
+        ));
+    }
+    if graph.width(partials) != (qw / 32) * n_out {
+        return Err(format!("partials are not {} rows of {n_out}", qw / 32));
+    }
+    let mut flags = fused::NORM | fused::ONE_TOKEN | 3 << 8;
+    if norm.add_unit {
+        flags |= fused::ADD_UNIT;
+    }
+    for (i, m) in f.mats.iter().enumerate() {
+        if m.bias.is_some() {
+            flags |= fused::BIAS0 << i;
+        }
+    }
+    let mut attn = if a.rope.interleaved { params::attn_decode::INTERLEAVED } else { 0 };
+    let (qn, kn, qk_eps) = match a.qk_norm {
+        Some((qn, kn, e)) => {
+            attn |= params::attn_decode::QK_NORM;
+            (Bind::Tensor(qn), Bind::Tensor(kn), e)
+        }
+        None => (Bind::Dummy, Bind::Dummy, 0.0),
+    };
+    flags |= attn << params::attn_decode::QKV_ATTN_SHIFT;
+    let mut b = vec![Bind::Tensor(f.x), Bind::Tensor(norm.weight), Bind::Dummy];
+    let mut x_out = Bind::DummyOut;
+    if let Some(pi) = &f.partials_in {
+        check_words(graph, pi, k, max_tokens)?;
+        flags |= fused::PARTIALS_IN | (pi.words as u32) << fused::PARTIALS_SHIFT;
+        b[0] = Bind::Tensor(pi.partials);
+        b[2] = Bind::Tensor(pi.resid);
+        x_out = Bind::Tensor(f.x);
+    }
+    for m in &f.mats {
+        b.extend([Bind::Q(m.w), Bind::Sm(m.w)]);
+    }
+    b.extend(f.mats.iter().map(|m| m.bias.map_or(Bind::Dummy, Bind::Tensor)));
+    b.extend([x_out, Bind::Tensor(a.cos_sin), qn, kn]);
+    b.extend([a.k_cache, a.v_cache, a.out].map(Bind::Tensor));
+    b.extend([Bind::Q(o_proj), Bind::Sm(o_proj), Bind::Tensor(partials)]);
+    let p = params::AttentionQkvParams {
+        n0: nq as u32,
+        n1: nk as u32,
+        n2: nv as u32,
+        k: k as u32,
+        group: group as u32,
+        flags,
+        eps: norm.eps,
+        n3: n_out as u32,
+        n_heads: s.n_heads as u32,
+        n_kv_heads: s.n_kv_heads as u32,
+        head_dim: s.head_dim as u32,
+        max_seq: s.max_seq as u32,
+        scale: a.scale,
+        rotary_dim: a.rope.rotary_dim as u32,
+        pad0: 0,
+        qk_eps,
+    };
+    let grid = Grid { x: Dim::Fixed(s.n_heads as u32), y: Dim::Fixed(1) };
+    Ok(DispatchSpec { kernel: KernelId::AttentionQkvO, op_index: index, params: bytes(p), bindings: b, grid, flags })
 }

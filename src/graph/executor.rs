@@ -54,7 +54,9 @@ pub struct Plan {
 fn pipeline_key(gpu: &Gpu, spec: &DispatchSpec, max_tokens: usize) -> PipelineKey {
     let mut key = PipelineKey::new(spec.kernel, spec.flags);
     if gpu.shape_constants && spec.kernel.source().shape_constants {
-        let p: FusedMatvecParams = bytemuck::pod_read_unaligned(&spec.params);
+        // The INT4 matvec's fields lead every such kernel's params (AttentionQkvParams adds the attention's).
+        let p: FusedMatvecParams =
+            bytemuck::pod_read_unaligned(&spec.params[..std::mem::size_of::<FusedMatvecParams>()]);
         key.dims = [p.k, p.n0, p.n1, p.n2, p.n3, p.group];
         if max_tokens == 1 {
             key.flags |= fused::ONE_TOKEN;

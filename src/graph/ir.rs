@@ -161,6 +161,9 @@ pub enum Op {
     MlpPartials(MlpPartials),
     /// Decode attention + the head's per-word partials of o_proj (`attention_partials` pass).
     AttentionPartials { attn: AttentionDecode, o_proj: TensorId, partials: TensorId },
+    /// Decode: the q / k / v matvec (`qkv`, whose three outputs are `attn`'s q, k, v and are not
+    /// written) computed per head inside `AttentionPartials` (`attention_qkv` pass).
+    AttentionQkv { qkv: FusedMatvec, attn: AttentionDecode, o_proj: TensorId, partials: TensorId },
 }
 
 /// Per-word partial rows of a matvec (`partials` [words, K]: row w is word w's 32-wide slice of the
@@ -344,6 +347,13 @@ impl Op {
                 r.push(*o_proj);
                 r
             }
+            Op::AttentionQkv { qkv, attn, o_proj, .. } => {
+                let mut r = Op::FusedMatvec(qkv.clone()).reads();
+                let computed = [attn.q, attn.k, attn.v];
+                r.extend(Op::AttentionDecode(attn.clone()).reads().into_iter().filter(|t| !computed.contains(t)));
+                r.push(*o_proj);
+                r
+            }
         }
     }
 
@@ -386,6 +396,11 @@ impl Op {
                 w
             }
             Op::AttentionPartials { attn, partials, .. } => vec![attn.k_cache, attn.v_cache, attn.out, *partials],
+            Op::AttentionQkv { qkv, attn, partials, .. } => {
+                let mut w = vec![attn.k_cache, attn.v_cache, attn.out, *partials];
+                w.extend(qkv.partials_in.map(|_| qkv.x));
+                w
+            }
         }
     }
 
@@ -416,6 +431,7 @@ impl Op {
             Op::SplitCols { .. } => "split_cols",
             Op::MlpPartials(_) => "mlp_partials",
             Op::AttentionPartials { .. } => "attention_partials",
+            Op::AttentionQkv { .. } => "attention_qkv",
         }
     }
 }

@@ -7,6 +7,7 @@
 mod add_rmsnorm;
 mod attention_decode;
 mod attention_partials;
+mod attention_qkv;
 mod delta_conv;
 mod dual_rmsnorm;
 mod gated_o_proj;
@@ -55,6 +56,8 @@ pub struct FusionConfig {
     pub mlp_partials: bool,
     /// o_proj as per-head partial rows inside decode attention, summed likewise.
     pub attention_partials: bool,
+    /// The q / k / v matvec (with its norm and partial-row sum) computed per head inside that attention.
+    pub attention_qkv: bool,
     /// Pretend the device allows at most this many storage buffers per stage
     /// (tests the skip path; never raises the real limit).
     pub max_storage_buffers: Option<u32>,
@@ -77,6 +80,7 @@ impl Default for FusionConfig {
             delta_conv: true,
             mlp_partials: true,
             attention_partials: true,
+            attention_qkv: true,
             max_storage_buffers: None,
         }
     }
@@ -99,6 +103,7 @@ impl FusionConfig {
             delta_conv: false,
             mlp_partials: false,
             attention_partials: false,
+            attention_qkv: false,
             max_storage_buffers: None,
         }
     }
@@ -110,6 +115,8 @@ pub struct PassLimits {
     pub max_storage_buffers_per_stage: u32,
     /// A single sequence's decode graph (one token per step): the partial-sum passes apply.
     pub one_token: bool,
+    /// Bytes of workgroup memory a compute workgroup may use.
+    pub max_workgroup_storage: u32,
 }
 
 /// What one pass did, for logs and dumps.
@@ -126,7 +133,7 @@ pub fn run(graph: &mut Graph, cfg: &FusionConfig, mut limits: PassLimits) -> Vec
         limits.max_storage_buffers_per_stage = limits.max_storage_buffers_per_stage.min(cap);
     }
     type Pass = fn(&mut Graph, &PassLimits) -> PassReport;
-    let passes: [(bool, Pass); 14] = [
+    let passes: [(bool, Pass); 15] = [
         (cfg.attention_decode, attention_decode::run),
         (cfg.dual_rmsnorm, dual_rmsnorm::run),
         // Before shared_input_matvec, which would take the in_proj matmul alone.
@@ -143,6 +150,8 @@ pub fn run(graph: &mut Graph, cfg: &FusionConfig, mut limits: PassLimits) -> Vec
         // Last: they take the matvecs the passes above have fused (residual epilogues, norm prologues).
         (cfg.mlp_partials, mlp_partials::run),
         (cfg.attention_partials, attention_partials::run),
+        // After the partial-sum passes: it takes the qkv matvec with its partial rows.
+        (cfg.attention_qkv, attention_qkv::run),
     ];
     passes.into_iter().filter(|(on, _)| *on).map(|(_, pass)| pass(graph, &limits)).collect()
 }

@@ -1,0 +1,433 @@
+// Decode attention for one new token, shared by attention_decode.wgsl (q / k / v from
+// the previous dispatch) and attention_qkv_o.wgsl (q / k / v computed in the same
+// workgroup): optional per-head RMSNorm of q and k (Qwen3 q_norm / k_norm), rotary
+// embedding of q and k at position pos, the K/V cache append, causal attention over
+// positions 0..=pos, and optionally this head's per-word partial rows of o_proj.
+// With PREPARED the feeding ops ran as their own dispatches (the unfused decode
+// graph): q is final and position pos is already in the cache. The attention
+// arithmetic is the same in every mode, so fused and unfused decode agree to
+// the rounding of the separate norm / rope kernels.
+// Workgroup (head h) works on kv head kvh = h / (n_heads / n_kv_heads). Every
+// workgroup of a kv group computes the new k/v itself and uses it for position pos
+// directly, so no workgroup waits for another's cache write; the group's first head
+// writes the cache for later steps.
+//
+// The kernel file declares: Params `p` with n_heads, n_kv_heads, head_dim, max_seq,
+// scale, rotary_dim, qk_eps; the bindings cos_sin, q_norm, k_norm, k_cache, v_cache,
+// out (and o_part for o_partials); const WG (256) and O_MAT; and the hooks
+//   attn_flags() -> u32                      QK_NORM | INTERLEAVED | PREPARED
+//   new_q(h, t, row), new_k(kvh, t, row), new_v(kvh, t, row) -> f32
+//                                            lane t of the new token's q head h / k, v head kvh
+//   o_group() -> u32, o_quads() -> u32       o_proj's scale group and outputs / 4
+//   load_q(m, i), load_sm(m, i)              o_proj is matrix O_MAT (int4_word.wgsl's hooks)
+// reduce_max / reduce_sum (t, x) come from a prelude chosen per adapter:
+// shaders/lib/wg_reduce_subgroup.wgsl or wg_reduce_shared.wgsl.
+
+const QK_NORM: u32 = 1u;
+const INTERLEAVED: u32 = 2u;
+const PREPARED: u32 = 4u;
+
+const NEG: f32 = -3.4028235e38;
+var<workgroup> qs: array<f32, 256>;
+var<workgroup> ks: array<f32, 256>;
+var<workgroup> vs: array<f32, 256>;
+// The new token's q and k lanes (x: q, y: k), for rope's partner lanes.
+var<workgroup> qk_pair: array<vec2<f32>, 256>;
+// Positions are taken CHUNK at a time: scores, then probabilities, of one chunk.
+const CHUNK: u32 = 1024u;
+var<workgroup> probs: array<f32, CHUNK>;
+// Per-thread partial outputs (vec4 column, key slice) combined at the end.
+var<workgroup> slice_acc: array<vec4<f32>, 256>;
+// This head's output (attention_decode_o multiplies it into o_proj).
+var<workgroup> head_out: array<vec4<f32>, 64>;
+
+// The q_norm / k_norm sums in rmsnorm.wgsl's tree order on every adapter, so fused and
+// unfused decode agree to the bit (reduce_sum's order depends on the adapter's subgroups);
+// q's in x, k's in y, one tree for both (each component adds in the scalar tree's order).
+var<workgroup> norm_red: array<vec2<f32>, 256>;
+
+fn tree_sum2(t: u32, x: vec2<f32>) -> vec2<f32> {
+    norm_red[t] = x;
+    workgroupBarrier();
+    for (var s = 128u; s > 0u; s >>= 1u) {
+        if (t < s) { norm_red[t] += norm_red[t + s]; }
+        workgroupBarrier();
+    }
+    return norm_red[0];
+}
+
+// Lane t's rotary pair: (cos, sin) at `pos` (loaded once for q and k, with them).
+fn rope_cs(t: u32, pos: u32) -> vec2<f32> {
+    if (t >= p.rotary_dim) { return vec2<f32>(1.0, 0.0); }
+    let half = p.rotary_dim / 2u;
+    var i = t;
+    if ((attn_flags() & INTERLEAVED) != 0u) { i = t / 2u; } else if (t >= half) { i = t - half; }
+    return cos_sin[pos * half + i];
+}
+
+// Lane t (< head_dim) of the new token's q (x) and k (y) head vectors: optional RMSNorm
+// (weights g: q_norm[t], k_norm[t]), then rope with lane t's pair `cs`, both vectors at once
+// (the rmsnorm and rope kernels' arithmetic per vector).
+fn norm_rope_qk(t: u32, qk_in: vec2<f32>, g: vec2<f32>, cs: vec2<f32>) -> vec2<f32> {
+    let hd = p.head_dim;
+    var x = qk_in;
+    if ((attn_flags() & QK_NORM) != 0u) {
+        let inv = inverseSqrt(tree_sum2(t, x * x) / f32(hd) + vec2<f32>(p.qk_eps));
+        x = (x * inv) * g;
+    }
+    if (t < hd) { qk_pair[t] = x; }
+    workgroupBarrier();
+    let half = p.rotary_dim / 2u;
+    var y = x;
+    if (t < p.rotary_dim) {
+        var partner: u32; var first: bool;
+        if ((attn_flags() & INTERLEAVED) != 0u) {
+            first = (t % 2u) == 0u;
+            if (first) { partner = t + 1u; } else { partner = t - 1u; }
+        } else {
+            first = t < half;
+            if (first) { partner = t + half; } else { partner = t - half; }
+        }
+        let o = qk_pair[partner];
+        if (first) { y = x * cs.x - o * cs.y; } else { y = x * cs.x + o * cs.y; }
+    }
+    return y;
+}
+
+fn q4(i: u32) -> vec4<f32> {
+    return vec4<f32>(qs[4u * i], qs[4u * i + 1u], qs[4u * i + 2u], qs[4u * i + 3u]);
+}
+
+// Value row j's vec4 column c: the new token's from vs, the others from the cache.
+fn value_at(j: u32, pos: u32, c: u32, base4: u32, hd4: u32) -> vec4<f32> {
+    if (j == pos) { return new_value(c); }
+    return v_cache[base4 + j * hd4 + c];
+}
+
+// Prefetched cache rows (see AttnPrefetch).
+const PREFETCH_HD4: u32 = 16u;
+struct KeyRow {
+    k0: vec4<f32>, k1: vec4<f32>, k2: vec4<f32>, k3: vec4<f32>, k4: vec4<f32>, k5: vec4<f32>, k6: vec4<f32>, k7: vec4<f32>,
+    k8: vec4<f32>, k9: vec4<f32>, k10: vec4<f32>, k11: vec4<f32>, k12: vec4<f32>, k13: vec4<f32>, k14: vec4<f32>, k15: vec4<f32>,
+}
+struct ValueRows {
+    v0: vec4<f32>, v1: vec4<f32>, v2: vec4<f32>, v3: vec4<f32>, v4: vec4<f32>, v5: vec4<f32>, v6: vec4<f32>, v7: vec4<f32>,
+}
+
+// Key row at vec4 index `at` (hd4 <= PREFETCH_HD4 vec4s).
+fn load_key_row(at: u32, hd4: u32) -> KeyRow {
+    var r: KeyRow;
+    if (hd4 > 0u) { r.k0 = k_cache[at + 0u]; }
+    if (hd4 > 1u) { r.k1 = k_cache[at + 1u]; }
+    if (hd4 > 2u) { r.k2 = k_cache[at + 2u]; }
+    if (hd4 > 3u) { r.k3 = k_cache[at + 3u]; }
+    if (hd4 > 4u) { r.k4 = k_cache[at + 4u]; }
+    if (hd4 > 5u) { r.k5 = k_cache[at + 5u]; }
+    if (hd4 > 6u) { r.k6 = k_cache[at + 6u]; }
+    if (hd4 > 7u) { r.k7 = k_cache[at + 7u]; }
+    if (hd4 > 8u) { r.k8 = k_cache[at + 8u]; }
+    if (hd4 > 9u) { r.k9 = k_cache[at + 9u]; }
+    if (hd4 > 10u) { r.k10 = k_cache[at + 10u]; }
+    if (hd4 > 11u) { r.k11 = k_cache[at + 11u]; }
+    if (hd4 > 12u) { r.k12 = k_cache[at + 12u]; }
+    if (hd4 > 13u) { r.k13 = k_cache[at + 13u]; }
+    if (hd4 > 14u) { r.k14 = k_cache[at + 14u]; }
+    if (hd4 > 15u) { r.k15 = k_cache[at + 15u]; }
+    return r;
+}
+
+// The scores loop's dot of q with a prefetched key row (the same order of adds).
+fn key_row_dot(r: KeyRow, hd4: u32) -> f32 {
+    var d = 0.0;
+    if (hd4 > 0u) { d += dot(q4(0u), r.k0); }
+    if (hd4 > 1u) { d += dot(q4(1u), r.k1); }
+    if (hd4 > 2u) { d += dot(q4(2u), r.k2); }
+    if (hd4 > 3u) { d += dot(q4(3u), r.k3); }
+    if (hd4 > 4u) { d += dot(q4(4u), r.k4); }
+    if (hd4 > 5u) { d += dot(q4(5u), r.k5); }
+    if (hd4 > 6u) { d += dot(q4(6u), r.k6); }
+    if (hd4 > 7u) { d += dot(q4(7u), r.k7); }
+    if (hd4 > 8u) { d += dot(q4(8u), r.k8); }
+    if (hd4 > 9u) { d += dot(q4(9u), r.k9); }
+    if (hd4 > 10u) { d += dot(q4(10u), r.k10); }
+    if (hd4 > 11u) { d += dot(q4(11u), r.k11); }
+    if (hd4 > 12u) { d += dot(q4(12u), r.k12); }
+    if (hd4 > 13u) { d += dot(q4(13u), r.k13); }
+    if (hd4 > 14u) { d += dot(q4(14u), r.k14); }
+    if (hd4 > 15u) { d += dot(q4(15u), r.k15); }
+    return d;
+}
+
+// The new token's value vec4 column c (from vs: its cache row may not be written yet).
+fn new_value(c: u32) -> vec4<f32> {
+    return vec4<f32>(vs[4u * c], vs[4u * c + 1u], vs[4u * c + 2u], vs[4u * c + 3u]);
+}
+
+// Cached value vec4 column c of position j, or zeros where j is past len or the new token's.
+fn cached_value(base4: u32, hd4: u32, c: u32, j: u32, len: u32, pos: u32) -> vec4<f32> {
+    if (j < len && j != pos) { return v_cache[base4 + j * hd4 + c]; }
+    return vec4<f32>(0.0);
+}
+
+// Value vec4 column c of the slice's first eight positions j = sl + i * slices.
+fn load_value_rows(base4: u32, hd4: u32, c: u32, sl: u32, slices: u32, len: u32, pos: u32) -> ValueRows {
+    return ValueRows(
+        cached_value(base4, hd4, c, sl, len, pos),
+        cached_value(base4, hd4, c, sl + slices, len, pos),
+        cached_value(base4, hd4, c, sl + 2u * slices, len, pos),
+        cached_value(base4, hd4, c, sl + 3u * slices, len, pos),
+        cached_value(base4, hd4, c, sl + 4u * slices, len, pos),
+        cached_value(base4, hd4, c, sl + 5u * slices, len, pos),
+        cached_value(base4, hd4, c, sl + 6u * slices, len, pos),
+        cached_value(base4, hd4, c, sl + 7u * slices, len, pos));
+}
+
+// Value i of the prefetched rows, or the new token's at position pos.
+fn value_pref(r: ValueRows, i: u32, j: u32, pos: u32, c: u32) -> vec4<f32> {
+    if (j == pos) { return new_value(c); }
+    switch i {
+        case 0u: { return r.v0; }
+        case 1u: { return r.v1; }
+        case 2u: { return r.v2; }
+        case 3u: { return r.v3; }
+        case 4u: { return r.v4; }
+        case 5u: { return r.v5; }
+        case 6u: { return r.v6; }
+        default: { return r.v7; }
+    }
+}
+
+// What attend reads that does not depend on this step's q / k / v, requested when the kernel
+// starts: the cache rows a thread reads first (their memory round trips overlap whatever
+// precedes the attention instead of following it: decode attention is a chain of round
+// trips): the key row of the thread's first position (head_dim <= 64: 16 vec4s) and the
+// value vec4s of the first eight positions of its key slice, used in the loops' own order of
+// adds (no bit changes); and lane t's rotary pair and q / k norm weights.
+struct AttnPrefetch { kp: KeyRow, vp: ValueRows, cs: vec2<f32>, g: vec2<f32> }
+
+// The cache layout of head h's kv head: (cache_base, len, hd4, slices) for the new token at pos.
+fn cache_base_of(h: u32, slot: u32) -> u32 {
+    let kvh = h / (p.n_heads / p.n_kv_heads);
+    return (slot * p.n_kv_heads + kvh) * p.max_seq * p.head_dim;
+}
+
+fn key_prefetched(t: u32, pos: u32) -> bool {
+    return p.head_dim / 4u <= PREFETCH_HD4 && t < min(pos + 1u, p.max_seq) && t != pos;
+}
+
+fn attend_prefetch(h: u32, t: u32, slot: u32, pos: u32) -> AttnPrefetch {
+    let hd4 = p.head_dim / 4u;
+    let slices = WG / hd4;
+    let sl = t / hd4;
+    let base4 = cache_base_of(h, slot) / 4u;
+    var pf: AttnPrefetch;
+    if (key_prefetched(t, pos)) { pf.kp = load_key_row(base4 + t * hd4, hd4); }
+    if (sl < slices) { pf.vp = load_value_rows(base4, hd4, t % hd4, sl, slices, min(pos + 1u, p.max_seq), pos); }
+    pf.g = vec2<f32>(1.0);
+    pf.cs = vec2<f32>(1.0, 0.0);
+    if ((attn_flags() & PREPARED) == 0u) {
+        pf.cs = rope_cs(t, pos);
+        if ((attn_flags() & QK_NORM) != 0u && t < p.head_dim) { pf.g = vec2<f32>(q_norm[t], k_norm[t]); }
+    }
+    return pf;
+}
+
+// Head h of activation row `row`, whose sequence lives in cache slot `slot`
+// and whose new token sits at `pos`; `pf` is attend_prefetch(h, t, slot, pos).
+fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32, pf: AttnPrefetch) {
+    let hd = p.head_dim;
+    let kvh = h / (p.n_heads / p.n_kv_heads);
+    let cache_base = cache_base_of(h, slot);
+    let len = min(pos + 1u, p.max_seq);
+    let hd4 = hd / 4u;
+    let slices = WG / hd4;
+    let c = t % hd4;
+    let sl = t / hd4;
+    let base4 = cache_base / 4u;
+    let key_pref = key_prefetched(t, pos);
+    let kp = pf.kp;
+    let vp = pf.vp;
+    if ((attn_flags() & PREPARED) != 0u) {
+        if (t < hd) {
+            qs[t] = new_q(h, t, row);
+            let at = (cache_base + min(pos, p.max_seq - 1u) * hd + t) / 4u;
+            ks[t] = k_cache[at][t % 4u];
+            vs[t] = v_cache[at][t % 4u];
+        }
+    } else {
+        var qk_in = vec2<f32>(0.0);
+        var vin = 0.0;
+        if (t < hd) {
+            qk_in = vec2<f32>(new_q(h, t, row), new_k(kvh, t, row));
+            vin = new_v(kvh, t, row);
+        }
+        let qk = norm_rope_qk(t, qk_in, pf.g, pf.cs);
+        let kv = qk.y;
+        if (t < hd) {
+            qs[t] = qk.x;
+            ks[t] = kv;
+            vs[t] = vin;
+        }
+        if (h % (p.n_heads / p.n_kv_heads) == 0u && t < hd && pos < p.max_seq) {
+            k_cache[(cache_base + pos * hd + t) / 4u][t % 4u] = kv;
+            v_cache[(cache_base + pos * hd + t) / 4u][t % 4u] = vs[t];
+        }
+    }
+    workgroupBarrier();
+    // Each chunk of positions in three phases, with no per-key barrier:
+    //   scores: thread t takes keys t, t + 256, ...: a dot product of head_dim / 4
+    //     independent vec4 loads (many loads in flight: the kernel is latency-bound,
+    //     with one workgroup per head);
+    //   softmax: one max and one sum over the workgroup, online across chunks;
+    //   values: thread t = (vec4 column c, key slice sl) accumulates its column over
+    //     the slice's keys (a key's row is read by consecutive threads: coalesced);
+    // then the slices' partial outputs are summed through workgroup memory.
+    // The new token (position pos) uses ks / vs directly: its cache row may be
+    // written by another workgroup of the kv group during this dispatch.
+    var m = NEG;
+    var l = 0.0;
+    var acc = vec4<f32>(0.0);
+    for (var c0 = 0u; c0 < len; c0 += CHUNK) {
+        let cnt = min(CHUNK, len - c0);
+        var smax = NEG;
+        for (var jj = t; jj < cnt; jj += WG) {
+            let j = c0 + jj;
+            var d = 0.0;
+            if (j == t && key_pref) {
+                d = key_row_dot(kp, hd4);
+            } else if (j == pos) {
+                // The same vec4 grouping as a cache row, so both modes round alike.
+                for (var i = 0u; i < hd4; i++) {
+                    d += dot(q4(i), vec4<f32>(ks[4u * i], ks[4u * i + 1u], ks[4u * i + 2u], ks[4u * i + 3u]));
+                }
+            } else {
+                let row = base4 + j * hd4;
+                // Eight cache loads requested before any is used (the same sum order as below):
+                // at long contexts the kernel waits on memory round trips, not arithmetic.
+                var i = 0u;
+                for (; i + 8u <= hd4; i += 8u) {
+                    let k0 = k_cache[row + i];
+                    let k1 = k_cache[row + i + 1u];
+                    let k2 = k_cache[row + i + 2u];
+                    let k3 = k_cache[row + i + 3u];
+                    let k4 = k_cache[row + i + 4u];
+                    let k5 = k_cache[row + i + 5u];
+                    let k6 = k_cache[row + i + 6u];
+                    let k7 = k_cache[row + i + 7u];
+                    d += dot(q4(i), k0);
+                    d += dot(q4(i + 1u), k1);
+                    d += dot(q4(i + 2u), k2);
+                    d += dot(q4(i + 3u), k3);
+                    d += dot(q4(i + 4u), k4);
+                    d += dot(q4(i + 5u), k5);
+                    d += dot(q4(i + 6u), k6);
+                    d += dot(q4(i + 7u), k7);
+                }
+                for (; i < hd4; i++) { d += dot(q4(i), k_cache[row + i]); }
+            }
+            let sc = d * p.scale;
+            probs[jj] = sc;
+            smax = max(smax, sc);
+        }
+        let m_new = max(m, reduce_max(t, smax));
+        var psum = 0.0;
+        for (var jj = t; jj < cnt; jj += WG) {
+            let e = exp(probs[jj] - m_new);
+            probs[jj] = e;
+            psum += e;
+        }
+        let alpha = exp(m - m_new);
+        // reduce_sum's barriers also publish every thread's probabilities.
+        l = l * alpha + reduce_sum(t, psum);
+        if (sl < slices) {
+            var a = acc * alpha;
+            var jj = sl;
+            if (c0 == 0u) {
+                // The slice's first eight positions from the prefetched rows.
+                for (var i = 0u; i < 8u; i++) {
+                    if (jj < cnt) { a += probs[jj] * value_pref(vp, i, jj, pos, c); }
+                    jj += slices;
+                }
+            }
+            // Eight value rows requested before any is used.
+            for (; jj + 7u * slices < cnt; jj += 8u * slices) {
+                let v0 = value_at(c0 + jj, pos, c, base4, hd4);
+                let v1 = value_at(c0 + jj + slices, pos, c, base4, hd4);
+                let v2 = value_at(c0 + jj + 2u * slices, pos, c, base4, hd4);
+                let v3 = value_at(c0 + jj + 3u * slices, pos, c, base4, hd4);
+                let v4 = value_at(c0 + jj + 4u * slices, pos, c, base4, hd4);
+                let v5 = value_at(c0 + jj + 5u * slices, pos, c, base4, hd4);
+                let v6 = value_at(c0 + jj + 6u * slices, pos, c, base4, hd4);
+                let v7 = value_at(c0 + jj + 7u * slices, pos, c, base4, hd4);
+                a += probs[jj] * v0;
+                a += probs[jj + slices] * v1;
+                a += probs[jj + 2u * slices] * v2;
+                a += probs[jj + 3u * slices] * v3;
+                a += probs[jj + 4u * slices] * v4;
+                a += probs[jj + 5u * slices] * v5;
+                a += probs[jj + 6u * slices] * v6;
+                a += probs[jj + 7u * slices] * v7;
+            }
+            for (; jj < cnt; jj += slices) { a += probs[jj] * value_at(c0 + jj, pos, c, base4, hd4); }
+            acc = a;
+        }
+        m = m_new;
+        workgroupBarrier();
+    }
+    if (sl < slices) { slice_acc[t] = acc; } else { slice_acc[t] = vec4<f32>(0.0); }
+    workgroupBarrier();
+    if (t < hd4) {
+        var o = vec4<f32>(0.0);
+        for (var i = 0u; i < slices; i++) { o += slice_acc[i * hd4 + t]; }
+        o = o / l;
+        head_out[t] = o;
+        let ob = row * p.n_heads * hd + h * hd + 4u * t;
+        out[ob] = o.x;
+        out[ob + 1u] = o.y;
+        out[ob + 2u] = o.z;
+        out[ob + 3u] = o.w;
+    }
+}
+
+
+// This head's slice of o_proj after the attention: o_proj's K is the heads' outputs side by
+// side, so head h owns its words h * hd / 32 .. (h + 1) * hd / 32, and
+//   o_part[word][quad] = word_dot(head output, o_proj columns 4 quad .. 4 quad + 4 at word)
+// for every output column quad: one word of o_proj's K per row, which the next matvec's
+// PARTIALS_IN prologue adds to the residual in the plain matvec's order. The o_proj
+// matvec then costs no dispatch of its own.
+
+// Columns 4 quad .. 4 quad + 4 of o_proj at word `word` of its K.
+fn o_words(quad: u32, word: u32) -> Chunk {
+    return quad_words(O_MAT, quad, word, p.n_heads * p.head_dim, o_group());
+}
+
+// Task i of a head: word i % (hd / 32) of column quad i / (hd / 32), so neighbouring threads
+// read neighbouring words of one column. A thread's first two tasks' weights are requested
+// before the attention, so their latency hides in it (SmolLM2: 288 tasks on 256 threads).
+struct OPrefetch { first: Chunk, second: Chunk }
+
+fn o_prefetch(h: u32, t: u32) -> OPrefetch {
+    let wph = p.head_dim / 32u;
+    let tasks = wph * o_quads();
+    var r: OPrefetch;
+    if (t < tasks) { r.first = o_words(t / wph, h * wph + t % wph); }
+    if (t + WG < tasks) { r.second = o_words((t + WG) / wph, h * wph + (t + WG) % wph); }
+    return r;
+}
+
+// After attend and a barrier (head_out complete).
+fn o_partials(h: u32, t: u32, pf: OPrefetch) {
+    let wph = p.head_dim / 32u;
+    let tasks = wph * o_quads();
+    for (var i = t; i < tasks; i += WG) {
+        let quad = i / wph;
+        let w = i % wph;
+        var c = pf.first;
+        if (i == t + WG) { c = pf.second; } else if (i != t) { c = o_words(quad, h * wph + w); }
+        let x = 8u * w;
+        o_part[(h * wph + w) * o_quads() + quad] = chunk_dot(
+            head_out[x], head_out[x + 1u], head_out[x + 2u], head_out[x + 3u],
+            head_out[x + 4u], head_out[x + 5u], head_out[x + 6u], head_out[x + 7u], c);
+    }
+}
