@@ -32,6 +32,7 @@ fn o_group() -> u32 { return 32u << ((FLAGS >> 4u) & 3u); }
 fn o_quads() -> u32 { return (FLAGS >> 8u) & 0x1fffu; }
 const WG: u32 = 256u;
 const O_MAT: u32 = 0u;
+const CHUNK: u32 = 1024u;
 
 fn new_q(h: u32, t: u32, row: u32) -> f32 { return q[(row * p.n_heads + h) * p.head_dim + t]; }
 fn new_k(kvh: u32, t: u32, row: u32) -> f32 { return k[(row * p.n_kv_heads + kvh) * p.head_dim + t]; }

@@ -3,10 +3,19 @@
 //   x'      = RMSNorm(x) * g                          (matvec_int4_core.wgsl's prologues)
 //   q, k, v = q head h's and kv head kvh's columns of Wq x' (+ b), Wk x', Wv x'
 //   attention over the cache (attention_decode_core.wgsl), o_proj's per-word partial rows
-// Every number is the unfused plan's: the q / k / v columns are the INT4 matvec core's lane
-// layout (lane = word of K, group_sum over the lane group, then the bias), so the qkv
-// matvec's dispatch, its round trip of q / k / v through memory and its launch are gone.
-// The kv head's columns are computed by each of its q heads (cheap next to one launch).
+// Every number is the unfused plan's: each column is the INT4 matvec core's per-word terms
+// (word_dot of x' and one 32-weight word) added in group_sum's order, then the bias, so the
+// qkv matvec's dispatch, its launch and the round trip of q / k / v through memory are gone.
+// The kv head's columns are computed by each of its q heads.
+// Layout: the matvec core gives each column one lane group and each lane one word, so one
+// workgroup would take 3 head_dim / 32 serial steps for a head's q / k / v (measured on the
+// H200: 43 us for SmolLM2's six). Here every thread takes four words of one column quad, the
+// four whose sum is the first two levels of group_sum's tree (partials_tree's d values), and
+// the last three levels are added per quad from workgroup memory.
+// Measured on the H200 (SmolLM2, context 136): 21.1 us a dispatch, against 7.6 + 10.0 us for
+// the two it replaces: the qkv phase runs on n_heads workgroups instead of ~30 (8 us of the 21),
+// and attention's cache rows can no longer be requested while q / k / v load. So the pass is
+// opt-in (FusionConfig::attention_qkv); it pays where a dispatch costs more than the H200's ~2 us.
 // Workgroup 0 writes x for the ops after this one (the MLP's residual).
 
 struct Params {
@@ -44,9 +53,10 @@ struct Step { n_tokens: u32, pos0: u32, kv_len: u32, pad0: u32 }
 @group(0) @binding(22) var<storage, read> o_sm: array<vec2<f32>>;
 @group(0) @binding(23) var<storage, read_write> o_part: array<vec4<f32>>;
 
-// K <= 1024: x and the norm weights fit 256 vec4s each, which keeps this kernel's workgroup
-// memory (both libraries' arrays) within 32 KB.
+// K <= 1024: x fits 256 vec4s of workgroup memory (xsum), which keeps this kernel's workgroup
+// memory (the matvec core's, the attention's and qkv_d) within 32 KB.
 const MAX_K4: u32 = 256u;
+const CHUNK: u32 = 512u;
 // The attention library's flags in bits 26-27 (the matvec core's use bits 0-25).
 fn attn_flags() -> u32 { return (FLAGS >> 26u) & 3u; }
 // o_proj: matrix 3, the qkv matrices' scale group, K outputs (the residual's width).
@@ -88,54 +98,128 @@ fn new_q(h: u32, t: u32, row: u32) -> f32 { return qs[t]; }
 fn new_k(kvh: u32, t: u32, row: u32) -> f32 { return ks[t]; }
 fn new_v(kvh: u32, t: u32, row: u32) -> f32 { return vs[t]; }
 
-// Column slot j (of 3 head_dim / 32 blocks of 32 columns: q head h's, then k and v head kvh's)
-// of lane group lg: matrix and first column of its four (columns 4 lg .. 4 lg + 4 of the block).
-fn qkv_cols(h: u32, kvh: u32, j: u32, lg: u32) -> vec2<u32> {
-    let bph = p.head_dim / 32u;
-    let m = j / bph;
+// Column quads per round (a head's q, k, v: 3 head_dim / 4 quads) and the d values of a round.
+const QUADS: u32 = 48u;
+var<workgroup> qkv_d: array<vec4<f32>, 384>;
+
+// The 4-word blocks with a word below K / 32, and the tree group of block n: group g holds lane
+// values tree_lane(g + 8 j), j < 4 (words 4 n .. 4 n + 4 where subgroupAdd adds neighbours first).
+fn live_blocks() -> u32 {
+    if (SUBGROUP_ADD_NEIGHBOURS) { return (dim_k() / 32u + 3u) / 4u; }
+    return min(8u, dim_k() / 32u);
+}
+fn block_group(n: u32) -> u32 {
+    if (SUBGROUP_ADD_NEIGHBOURS) { return reverseBits(n) >> 29u; }
+    return n;
+}
+
+// Quad q (of 3 head_dim / 4: q head h's, then k and v head kvh's): matrix and first column.
+fn quad_col(h: u32, kvh: u32, q: u32) -> vec2<u32> {
+    let qph = p.head_dim / 4u;
+    let m = q / qph;
     var head = h;
     if (m > 0u) { head = kvh; }
-    return vec2<u32>(m, head * p.head_dim + (j % bph) * 32u + lg * CPG);
+    return vec2<u32>(m, head * p.head_dim + (q % qph) * 4u);
 }
 
-fn slot_live(j: u32) -> bool { return j < 3u * (p.head_dim / 32u); }
+// Task i of round q0: block n = i / QUADS of quad q0 + i % QUADS. (The live blocks of one quad on
+// consecutive threads, for fewer cache lines per load, measured slower on the H200: 25.8 us.)
+fn task_nq(i: u32) -> vec2<u32> { return vec2<u32>(i / QUADS, i % QUADS); }
 
-// Lane `lane`'s word of slot j's four columns (the core's load_chunk; zeros past K or the slots).
-fn slot_load(h: u32, kvh: u32, j: u32, lg: u32, lane: u32) -> Chunk {
+// Its tree group's d value goes to qkv_d[slot]; the four words' weights.
+struct QkvTask { live: bool, g: u32, slot: u32, c0: Chunk, c1: Chunk, c2: Chunk, c3: Chunk }
+
+fn word_chunk(mc: vec2<u32>, word: u32) -> Chunk {
     var c: Chunk;
-    if (!slot_live(j)) { return c; }
-    let mc = qkv_cols(h, kvh, j, lg);
-    let vecs = dim_k() / 32u;
-    return load_chunk(mc, mc + vec2<u32>(0u, 1u), mc + vec2<u32>(0u, 2u), mc + vec2<u32>(0u, 3u),
-                      lane, vecs, vecs, dim_k() / dim_group(), dim_group() / 32u);
+    if (word < dim_k() / 32u) { c = quad_words(mc.x, mc.y / 4u, word, dim_k(), dim_group()); }
+    return c;
 }
 
-// The bias lane `lane` (< CPG) adds to its column of slot j (zero without one).
-fn slot_bias(h: u32, kvh: u32, j: u32, lg: u32, lane: u32) -> f32 {
-    if (!slot_live(j) || lane >= CPG) { return 0.0; }
-    let mc = qkv_cols(h, kvh, j, lg);
-    if (!has_bias(mc.x)) { return 0.0; }
-    return bias_at(mc.x, mc.y + lane);
+fn task_load(h: u32, kvh: u32, q0: u32, i: u32) -> QkvTask {
+    var r: QkvTask;
+    let nq = task_nq(i);
+    let n = nq.x;
+    let q = q0 + nq.y;
+    r.g = block_group(n);
+    r.slot = r.g * QUADS + nq.y;
+    r.live = n < live_blocks() && q < 3u * p.head_dim / 4u;
+    if (!r.live) { return r; }
+    let mc = quad_col(h, kvh, q);
+    r.c0 = word_chunk(mc, tree_lane(r.g));
+    r.c1 = word_chunk(mc, tree_lane(r.g + 8u));
+    r.c2 = word_chunk(mc, tree_lane(r.g + 16u));
+    r.c3 = word_chunk(mc, tree_lane(r.g + 24u));
+    return r;
 }
 
-// The lane group's four column sums of slot j: the core's main loop (K <= 1024: one word per
-// lane) and group_sum. Every invocation calls it (group_sum may hold barriers).
-fn slot_sum(c: Chunk, lane: u32, t: u32) -> vec4<f32> {
+// The plain matvec's lane value for `word`: 0 + word_dot(x', word), or 0 past K.
+fn lane_value(word: u32, c: Chunk) -> vec4<f32> {
     var a = vec4<f32>(0.0);
-    if (lane < dim_k() / 32u) {
-        a += row_dot(0u, 0u, lane, c.q0, c.q1, c.q2, c.q3, chunk_scales(c), chunk_offsets(c));
+    if (word < dim_k() / 32u) {
+        let b = 8u * word;
+        a += chunk_dot(xsum[b], xsum[b + 1u], xsum[b + 2u], xsum[b + 3u],
+                       xsum[b + 4u], xsum[b + 5u], xsum[b + 6u], xsum[b + 7u], c);
     }
-    return group_sum(a, t);
+    return a;
 }
 
-// Lane `lane` < CPG writes its column of slot j (the core's emit: sum, then bias) into qs / ks / vs.
-fn slot_store(h: u32, kvh: u32, j: u32, lg: u32, lane: u32, s: vec4<f32>, b: f32) {
-    if (!slot_live(j) || lane >= CPG) { return; }
-    let mc = qkv_cols(h, kvh, j, lg);
-    var val = s[lane];
-    if (has_bias(mc.x)) { val += b; }
-    let i = (j % (p.head_dim / 32u)) * 32u + lg * CPG + lane;
-    if (mc.x == 0u) { qs[i] = val; } else if (mc.x == 1u) { ks[i] = val; } else { vs[i] = val; }
+// d = (L(g) + L(g + 16)) + (L(g + 8) + L(g + 24)) over lanes tree_lane(.): partials_tree's d_g.
+fn task_store(r: QkvTask) {
+    var d = vec4<f32>(0.0);
+    if (r.live) {
+        let l0 = lane_value(tree_lane(r.g), r.c0);
+        let l1 = lane_value(tree_lane(r.g + 8u), r.c1);
+        let l2 = lane_value(tree_lane(r.g + 16u), r.c2);
+        let l3 = lane_value(tree_lane(r.g + 24u), r.c3);
+        d = (l0 + l2) + (l1 + l3);
+    }
+    qkv_d[r.slot] = d;
+}
+
+// The rest of group_sum's tree for quad q0 + t (t < QUADS) from the round's d values, then the
+// biases `b`, into qs / ks / vs.
+fn quad_finish(h: u32, kvh: u32, q0: u32, t: u32, b: vec4<f32>) {
+    let q = q0 + t;
+    if (t >= QUADS || q >= 3u * p.head_dim / 4u) { return; }
+    let e0 = qkv_d[t] + qkv_d[4u * QUADS + t];
+    let e1 = qkv_d[QUADS + t] + qkv_d[5u * QUADS + t];
+    let e2 = qkv_d[2u * QUADS + t] + qkv_d[6u * QUADS + t];
+    let e3 = qkv_d[3u * QUADS + t] + qkv_d[7u * QUADS + t];
+    var s = (e0 + e2) + (e1 + e3);
+    let mc = quad_col(h, kvh, q);
+    if (has_bias(mc.x)) { s += b; }
+    let i = mc.y % p.head_dim;
+    for (var c = 0u; c < 4u; c++) {
+        if (mc.x == 0u) { qs[i + c] = s[c]; } else if (mc.x == 1u) { ks[i + c] = s[c]; } else { vs[i + c] = s[c]; }
+    }
+}
+
+// The biases of quad q0 + t's four columns (zeros without).
+fn quad_bias(h: u32, kvh: u32, q0: u32, t: u32) -> vec4<f32> {
+    let q = q0 + t;
+    if (t >= QUADS || q >= 3u * p.head_dim / 4u) { return vec4<f32>(0.0); }
+    let mc = quad_col(h, kvh, q);
+    if (!has_bias(mc.x)) { return vec4<f32>(0.0); }
+    return vec4<f32>(bias_at(mc.x, mc.y), bias_at(mc.x, mc.y + 1u), bias_at(mc.x, mc.y + 2u), bias_at(mc.x, mc.y + 3u));
+}
+
+// x' = RMSNorm(x) * g into xsum (the core's xin, once per element): x summed from the partial
+// rows (sum_partials, which also writes x out) or read; `xv`, `g` are thread t's vec4s.
+fn normed_x(wg: vec3<u32>, t: u32, xv: vec4<f32>, g: vec4<f32>) {
+    let kq = dim_k() / 4u;
+    if ((FLAGS & PARTIALS_IN) != 0u) {
+        sum_partials(wg, t);
+    } else {
+        if (t < kq) { xsum[t] = xv; }
+        workgroupBarrier();
+    }
+    norm_rows(wg.y, t, 1u);
+    if (t < kq) {
+        var w = g;
+        if ((FLAGS & ADD_UNIT) != 0u) { w = vec4<f32>(1.0) + w; }
+        xsum[t] = (xsum[t] * inv_rms[0]) * w;
+    }
+    workgroupBarrier();
 }
 
 // grid: (n_heads, 1)
@@ -143,60 +227,33 @@ fn slot_store(h: u32, kvh: u32, j: u32, lg: u32, lane: u32, s: vec4<f32>, b: f32
 fn attention_qkv_o(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     let t = lid.x;
     let h = wg.x;
-    let lane = t % LANES;
-    let lg = t / LANES;
     let kvh = h / (p.n_heads / p.n_kv_heads);
     let pos = step.pos0;
-    // Everything that does not depend on x is requested before the prologue: the first six
-    // column slots' weights and biases, the cache rows, rotary pair and q / k norm weights the
-    // attention starts with, o_proj's first tasks and (STAGE) the norm weights.
-    var w0 = slot_load(h, kvh, 0u, lg, lane);
-    var w1 = slot_load(h, kvh, 1u, lg, lane);
-    var w2 = slot_load(h, kvh, 2u, lg, lane);
-    var w3 = slot_load(h, kvh, 3u, lg, lane);
-    var w4 = slot_load(h, kvh, 4u, lg, lane);
-    var w5 = slot_load(h, kvh, 5u, lg, lane);
-    var b0 = slot_bias(h, kvh, 0u, lg, lane);
-    var b1 = slot_bias(h, kvh, 1u, lg, lane);
-    var b2 = slot_bias(h, kvh, 2u, lg, lane);
-    var b3 = slot_bias(h, kvh, 3u, lg, lane);
-    var b4 = slot_bias(h, kvh, 4u, lg, lane);
-    var b5 = slot_bias(h, kvh, 5u, lg, lane);
-    let apf = attend_prefetch(h, t, 0u, pos);
-    let opf = o_prefetch(h, t);
-    let staged = stage_load(t);
-    prologues(wg, t, 1u, staged);
-    // Six slots at a time (head_dim 64: all of them; 128: two rounds).
-    for (var j0 = 0u; j0 < 3u * (p.head_dim / 32u); j0 += 6u) {
-        if (j0 > 0u) {
-            w0 = slot_load(h, kvh, j0, lg, lane);
-            w1 = slot_load(h, kvh, j0 + 1u, lg, lane);
-            w2 = slot_load(h, kvh, j0 + 2u, lg, lane);
-            w3 = slot_load(h, kvh, j0 + 3u, lg, lane);
-            w4 = slot_load(h, kvh, j0 + 4u, lg, lane);
-            w5 = slot_load(h, kvh, j0 + 5u, lg, lane);
-            b0 = slot_bias(h, kvh, j0, lg, lane);
-            b1 = slot_bias(h, kvh, j0 + 1u, lg, lane);
-            b2 = slot_bias(h, kvh, j0 + 2u, lg, lane);
-            b3 = slot_bias(h, kvh, j0 + 3u, lg, lane);
-            b4 = slot_bias(h, kvh, j0 + 4u, lg, lane);
-            b5 = slot_bias(h, kvh, j0 + 5u, lg, lane);
-        }
-        let s0 = slot_sum(w0, lane, t);
-        let s1 = slot_sum(w1, lane, t);
-        let s2 = slot_sum(w2, lane, t);
-        let s3 = slot_sum(w3, lane, t);
-        let s4 = slot_sum(w4, lane, t);
-        let s5 = slot_sum(w5, lane, t);
-        slot_store(h, kvh, j0, lg, lane, s0, b0);
-        slot_store(h, kvh, j0 + 1u, lg, lane, s1, b1);
-        slot_store(h, kvh, j0 + 2u, lg, lane, s2, b2);
-        slot_store(h, kvh, j0 + 3u, lg, lane, s3, b3);
-        slot_store(h, kvh, j0 + 4u, lg, lane, s4, b4);
-        slot_store(h, kvh, j0 + 5u, lg, lane, s5, b5);
+    let kq = dim_k() / 4u;
+    // Requested before the prologue: the norm weights, x where it is read, the first biases. The
+    // weights, cache rows and o_proj's first tasks are requested where each phase starts: live
+    // across the partial-row sum (up to 64 loads a thread in flight) they cost registers, and on
+    // the H200 each earlier placement measured slower (SmolLM2 at context 136: all early 42.9 us,
+    // all late 21.1 us, per dispatch).
+    let bias0 = quad_bias(h, kvh, 0u, t);
+    var g = vec4<f32>(0.0);
+    var xv = vec4<f32>(0.0);
+    if (t < kq) {
+        g = norm_w[t];
+        if ((FLAGS & PARTIALS_IN) == 0u) { xv = x[t]; }
     }
-    workgroupBarrier();
-    attend(h, t, 0u, 0u, pos, apf);
+    normed_x(wg, t, xv, g);
+    // Rounds of QUADS quads (head_dim 64: one), 8 QUADS tasks each over the 256 threads.
+    for (var q0 = 0u; q0 < 3u * p.head_dim / 4u; q0 += QUADS) {
+        var b = bias0;
+        if (q0 > 0u) { b = quad_bias(h, kvh, q0, t); }
+        for (var i = t; i < 8u * QUADS; i += WG) { task_store(task_load(h, kvh, q0, i)); }
+        workgroupBarrier();
+        quad_finish(h, kvh, q0, t, b);
+        workgroupBarrier();
+    }
+    let opf = o_prefetch(h, t);
+    attend(h, t, 0u, 0u, pos, attend_prefetch(h, t, 0u, pos));
     workgroupBarrier();
     o_partials(h, t, opf);
 }

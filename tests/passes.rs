@@ -32,18 +32,31 @@ fn describe(s: &Session) -> String {
     out
 }
 
+fn check_snapshot(s: &Session, name: &str) {
+    let got = describe(s);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/snapshots/decode_{name}.txt"));
+    if std::env::var_os("GERBIL_UPDATE_SNAPSHOTS").is_some() {
+        std::fs::write(&path, &got).unwrap();
+    }
+    let want = std::fs::read_to_string(&path).unwrap_or_default();
+    assert_eq!(got, want, "{name}: decode dispatch list changed (GERBIL_UPDATE_SNAPSHOTS=1 to accept)");
+}
+
+/// The opt-in attention_qkv pass: a qwen3 layer in two dispatches.
+#[test]
+fn attention_qkv_dispatch_list_snapshot() {
+    let cfg = FusionConfig { attention_qkv: true, ..FusionConfig::default() };
+    let s = Session::new(&model("qwen3", cfg), SessionOptions::default()).unwrap();
+    check_snapshot(&s, "qwen3_attention_qkv");
+    assert_eq!(s.decode_dispatches(), 2 * 2 + 4, "two dispatches a layer, plus embed, lm_head and argmax");
+}
+
 #[test]
 fn decode_dispatch_list_snapshots() {
     for name in ["llama", "qwen2", "qwen3", "lfm2"] {
         let m = model(name, FusionConfig::default());
         let s = Session::new(&m, SessionOptions::default()).unwrap();
-        let got = describe(&s);
-        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/snapshots/decode_{name}.txt"));
-        if std::env::var_os("GERBIL_UPDATE_SNAPSHOTS").is_some() {
-            std::fs::write(&path, &got).unwrap();
-        }
-        let want = std::fs::read_to_string(&path).unwrap_or_default();
-        assert_eq!(got, want, "{name}: decode dispatch list changed (GERBIL_UPDATE_SNAPSHOTS=1 to accept)");
+        check_snapshot(&s, name);
         // Per layer: norm + q/k/v (or in_proj + short conv), attention, o + residual,
         // norm + gate/up + SwiGLU, down + residual; plus embed, final norm + lm_head,
         // the two argmax stages. Less a dispatch for each o_proj or down projection the partial-sum
@@ -132,6 +145,7 @@ fn each_pass_matches_unfused() {
             FusionConfig { attention_decode: true, attention_partials: true, attention_qkv: true, ..layer },
         ),
         ("all", FusionConfig::default()),
+        ("all + attention_qkv", FusionConfig { attention_qkv: true, ..FusionConfig::default() }),
         ("all but norm_matvec", FusionConfig { norm_matvec: false, ..FusionConfig::default() }),
     ];
     for name in ["qwen3", "qwen2", "llama3_rope", "lfm2"] {
@@ -172,20 +186,23 @@ fn new_passes_fire() {
     assert_eq!(count("qwen3", d, "attention_partials"), 2);
     assert_eq!(count("llama", d, "mlp_partials"), 2);
     assert_eq!(count("llama", d, "attention_partials"), 0);
-    // Every attention with o_proj partials takes its q / k / v matvec (qwen3's hidden 64 <= 1024).
-    assert_eq!(count("qwen3", d, "attention_qkv"), 2);
-    assert_eq!(count("llama", d, "attention_qkv"), 0);
-    // The MLP kernel and the fused attention replace the separate down, q / k / v and o_proj matvecs:
-    // a qwen3 layer is two dispatches.
-    let s = Session::new(&model("qwen3", d), SessionOptions::default()).unwrap();
-    let kernels: Vec<KernelId> = s.decode_plan().dispatch_specs().map(|d| d.kernel).collect();
-    assert_eq!(kernels.iter().filter(|k| **k == KernelId::MatvecMlpInt4).count(), 2);
-    assert_eq!(kernels.iter().filter(|k| **k == KernelId::AttentionQkvO).count(), 2);
-    assert_eq!(kernels.iter().filter(|k| **k == KernelId::AttentionDecodeO).count(), 0);
-    let without = FusionConfig { attention_qkv: false, ..d };
-    let s = Session::new(&model("qwen3", without), SessionOptions::default()).unwrap();
-    let kernels: Vec<KernelId> = s.decode_plan().dispatch_specs().map(|d| d.kernel).collect();
-    assert_eq!(kernels.iter().filter(|k| **k == KernelId::AttentionDecodeO).count(), 2);
+    // The MLP kernel and the fused attention replace the separate down and o_proj matvecs.
+    let kernels = |cfg| -> Vec<KernelId> {
+        let s = Session::new(&model("qwen3", cfg), SessionOptions::default()).unwrap();
+        s.decode_plan().dispatch_specs().map(|d| d.kernel).collect()
+    };
+    let n = |ks: &[KernelId], k: KernelId| ks.iter().filter(|x| **x == k).count();
+    let ks = kernels(d);
+    assert_eq!(n(&ks, KernelId::MatvecMlpInt4), 2);
+    assert_eq!(n(&ks, KernelId::AttentionDecodeO), 2);
+    // Opted in, every attention with o_proj partials takes its q / k / v matvec (qwen3's hidden 64 <=
+    // 1024): a layer is two dispatches.
+    let qkv = FusionConfig { attention_qkv: true, ..d };
+    assert_eq!(count("qwen3", qkv, "attention_qkv"), 2);
+    assert_eq!(count("llama", qkv, "attention_qkv"), 0);
+    let ks = kernels(qkv);
+    assert_eq!((n(&ks, KernelId::AttentionQkvO), n(&ks, KernelId::AttentionDecodeO)), (2, 0));
+    assert_eq!(n(&ks, KernelId::MatvecMlpInt4), 2);
 }
 
 /// The partial-sum passes only rewrite one-token graphs (a batched decode graph keeps its matvecs).
@@ -198,7 +215,8 @@ fn partial_sum_passes_leave_batched_graphs_alone() {
     for (one_token, want) in [(false, 0), (true, 2)] {
         let mut built = m.arch.build_graph(&io, Mode::Decode);
         let limits = PassLimits { max_storage_buffers_per_stage: 32, one_token, max_workgroup_storage: 32768 };
-        let reports = gerbil::passes::run(&mut built.graph, &FusionConfig::default(), limits);
+        let cfg = FusionConfig { attention_qkv: true, ..FusionConfig::default() };
+        let reports = gerbil::passes::run(&mut built.graph, &cfg, limits);
         let fused = |pass: &str| reports.iter().find(|r| r.pass == pass).unwrap().fused;
         assert_eq!(fused("mlp_partials"), want, "one_token {one_token}");
         assert_eq!(fused("attention_partials"), want, "one_token {one_token}");

@@ -14,7 +14,7 @@
 //
 // The kernel file declares: Params `p` with n_heads, n_kv_heads, head_dim, max_seq,
 // scale, rotary_dim, qk_eps; the bindings cos_sin, q_norm, k_norm, k_cache, v_cache,
-// out (and o_part for o_partials); const WG (256) and O_MAT; and the hooks
+// out (and o_part for o_partials); the consts WG (256), CHUNK and O_MAT; and the hooks
 //   attn_flags() -> u32                      QK_NORM | INTERLEAVED | PREPARED
 //   new_q(h, t, row), new_k(kvh, t, row), new_v(kvh, t, row) -> f32
 //                                            lane t of the new token's q head h / k, v head kvh
@@ -33,8 +33,7 @@ var<workgroup> ks: array<f32, 256>;
 var<workgroup> vs: array<f32, 256>;
 // The new token's q and k lanes (x: q, y: k), for rope's partner lanes.
 var<workgroup> qk_pair: array<vec2<f32>, 256>;
-// Positions are taken CHUNK at a time: scores, then probabilities, of one chunk.
-const CHUNK: u32 = 1024u;
+// Positions are taken CHUNK at a time (a const of the kernel file): scores, then probabilities, of one chunk.
 var<workgroup> probs: array<f32, CHUNK>;
 // Per-thread partial outputs (vec4 column, key slice) combined at the end.
 var<workgroup> slice_acc: array<vec4<f32>, 256>;

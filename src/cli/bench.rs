@@ -39,6 +39,9 @@ pub struct BenchArgs {
     /// the default plan in the same run.
     #[arg(long, value_delimiter = ',')]
     pub without: Vec<String>,
+    /// Also run with each of these opt-in fusion passes on (e.g. attention_qkv; `a+b` both).
+    #[arg(long = "with", value_delimiter = ',')]
+    pub with_passes: Vec<String>,
     /// Compile the kernels with naga's loop bounding (off by default) to measure what it costs.
     #[arg(long)]
     pub loop_bounding: bool,
@@ -54,11 +57,16 @@ pub struct BenchArgs {
 }
 
 /// The default fusion with the passes named in `passes` (joined by '+') off.
-fn without(passes: &str) -> anyhow::Result<FusionConfig> {
+pub fn without(passes: &str) -> anyhow::Result<FusionConfig> {
+    toggled(passes, false)
+}
+
+/// The default fusion with the passes named in `passes` (joined by '+') set to `on`.
+pub fn toggled(passes: &str, on: bool) -> anyhow::Result<FusionConfig> {
     let mut v = serde_json::to_value(FusionConfig::default())?;
     for pass in passes.split('+') {
         match v.get_mut(pass) {
-            Some(flag @ serde_json::Value::Bool(_)) => *flag = false.into(),
+            Some(flag @ serde_json::Value::Bool(_)) => *flag = on.into(),
             _ => anyhow::bail!("no fusion pass named '{pass}'"),
         }
     }
@@ -112,6 +120,9 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         let mut plans = vec![("default fusion".to_string(), FusionConfig::default())];
         for pass in &args.without {
             plans.push((format!("without {pass}"), without(pass)?));
+        }
+        for pass in &args.with_passes {
+            plans.push((format!("with {pass}"), toggled(pass, true)?));
         }
         for (&format, (plan, fusion)) in formats.iter().flat_map(|f| plans.iter().map(move |p| (f, p))) {
             let r = decode::run(&gpu, cfg, format, *fusion, args.tokens, args.prefill)?;

@@ -42,6 +42,9 @@ pub struct ProfileArgs {
     /// Profile a prefill of this many prompt tokens (one chunk, from position 0) instead of a decode step.
     #[arg(long)]
     pub prefill: Option<usize>,
+    /// Profile the plan with these fusion passes off (names as in `FusionConfig`, joined by '+').
+    #[arg(long)]
+    pub without: Option<String>,
 }
 
 pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
@@ -54,6 +57,9 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
     let prefill = args.prefill.unwrap_or(0);
     let max_context = (args.context + args.steps * 2 + 64).max(prefill);
     let mut opts = LoadOptions { format, max_context, ..Default::default() };
+    if let Some(passes) = &args.without {
+        opts.fusion = super::bench::without(passes)?;
+    }
     if prefill > 0 {
         opts.prefill_chunk = prefill;
     }

@@ -3,6 +3,7 @@
 //! its kv head's columns (the matvec core's lane layout and sums, so no bit changes) before its
 //! attention. A decode layer is then two dispatches: this and the MLP. Needs the o_proj partials
 //! (`attention_partials`) and 32 KB of workgroup memory; K (the hidden size) at most 1024.
+//! Opt-in: slower than the two dispatches on the H200 (see attention_qkv_o.wgsl).
 
 use super::partials::run_pass;
 use super::{fuse, internal, readers, PassLimits, PassReport};

@@ -56,7 +56,9 @@ pub struct FusionConfig {
     pub mlp_partials: bool,
     /// o_proj as per-head partial rows inside decode attention, summed likewise.
     pub attention_partials: bool,
-    /// The q / k / v matvec (with its norm and partial-row sum) computed per head inside that attention.
+    /// The q / k / v matvec (with its norm and partial-row sum) computed per head inside that attention:
+    /// a dense layer in two dispatches. Off by default: on the H200 the fused kernel took 21.1 us
+    /// against 7.6 + 10.0 us for the two dispatches (SmolLM2 at context 136; BENCHMARKS.md session 13).
     pub attention_qkv: bool,
     /// Pretend the device allows at most this many storage buffers per stage
     /// (tests the skip path; never raises the real limit).
@@ -80,7 +82,7 @@ impl Default for FusionConfig {
             delta_conv: true,
             mlp_partials: true,
             attention_partials: true,
-            attention_qkv: true,
+            attention_qkv: false,
             max_storage_buffers: None,
         }
     }
