@@ -95,3 +95,27 @@ fn every_kernel_is_registered_with_matching_uniforms() {
         assert_eq!(step_size, std::mem::size_of::<Step>());
     }
 }
+
+/// Every kernel fits the workgroup memory of the smallest adapter we run on (software Vulkan:
+/// 32 KB) with every prelude set, counted as `Gpu::check_workgroup_memory` counts it; the count
+/// sees the arrays (decode attention alone is past WebGPU's 16 KB default) and skips unused ones.
+#[test]
+fn every_kernel_fits_32k_of_workgroup_memory() {
+    use gerbil::gpu::workgroup_memory::workgroup_bytes;
+    for r in REDUCTIONS {
+        let bytes = |k: KernelId| workgroup_bytes(k, r).unwrap_or_else(|e| panic!("{k:?}: {e}"));
+        let mut largest = (KernelId::Add, 0);
+        for &k in KernelId::ALL {
+            let n = bytes(k);
+            assert!(n <= 32768, "{k:?} needs {n} bytes of workgroup memory ({r:?})");
+            if n > largest.1 {
+                largest = (k, n);
+            }
+        }
+        eprintln!("{r:?}: largest {largest:?}");
+        assert_eq!(bytes(KernelId::Add), 0);
+        assert!(bytes(KernelId::AttentionDecodeO) > 16384);
+        let qkv = bytes(KernelId::AttentionQkvO);
+        assert!(qkv as usize <= gerbil::graph::dispatch_partials::QKV_WORKGROUP_BYTES as usize, "{qkv}");
+    }
+}

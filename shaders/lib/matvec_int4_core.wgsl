@@ -1,8 +1,9 @@
 // The INT4 decode matvec shared by matvec_int4.wgsl (plain: 5 storage bindings,
 // for adapters with few storage buffers per stage) and matvec_fused_int4.wgsl
 // (norm prologue, up to three matrices, residual / SwiGLU epilogues) and by
-// matvec_mlp_int4.wgsl (its prologues and word arithmetic). The kernel
-// file declares Params `p` (FusedMatvecParams), Step `step`, x, and the hooks
+// matvec_mlp_int4.wgsl and attention_qkv_o.wgsl (its prologues, lane order and word
+// arithmetic). The kernel file declares Params `p` (FusedMatvecParams' fields first), Step
+// `step`, x, and the hooks
 //   load_q(m, i) -> vec4<u32>, load_sm(m, i) -> vec2<f32>, norm_weight(i) -> vec4<f32>,
 //   gate_at(i) -> vec4<f32>, resid_at(i) -> f32, bias_at(m, c) -> f32, store(m, i, v)
 // (store(3, i, v) also receives the PARTIALS_IN sum) and the constant MAX_K4 (see xsum), and

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use super::kernels::Reductions;
 use super::pipelines::PipelineCache;
 use super::subgroup_order::{self, SubgroupAddOrder};
+use super::workgroup_memory::WorkgroupMemoryCache;
 
 #[derive(Debug, thiserror::Error)]
 pub enum GpuError {
@@ -27,6 +28,8 @@ pub enum GpuError {
     BindingTooLarge { what: String, needed: u64, limit: u64 },
     #[error("GPU validation error: {0}")]
     Validation(String),
+    #[error("kernel {kernel} needs {needed} bytes of workgroup memory but the device allows {limit}")]
+    WorkgroupMemory { kernel: String, needed: u32, limit: u32 },
 }
 
 /// What the caller may ask of adapter selection.
@@ -90,6 +93,7 @@ pub struct Gpu {
     pub queue: wgpu::Queue,
     pub caps: GpuCaps,
     pub(crate) pipelines: PipelineCache,
+    pub(crate) workgroup_memory: WorkgroupMemoryCache,
     /// The runtime checks every kernel module is compiled with.
     pub(crate) shader_checks: wgpu::ShaderRuntimeChecks,
     /// INT4 matvec pipelines are specialized on their shape (`PipelineKey::dims`).
@@ -187,6 +191,7 @@ impl Gpu {
             queue,
             caps,
             pipelines: PipelineCache::default(),
+            workgroup_memory: WorkgroupMemoryCache::default(),
             shader_checks: super::pipelines::shader_checks(opts.loop_bounding),
             shape_constants: !opts.dynamic_shapes,
             alloc: Default::default(),

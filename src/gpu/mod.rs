@@ -8,6 +8,7 @@ pub mod kernels;
 pub mod params;
 pub mod pipelines;
 pub mod subgroup_order;
+pub mod workgroup_memory;
 
 pub use device::{Gpu, GpuCaps, GpuError, GpuOptions};
 pub use kernels::KernelId;

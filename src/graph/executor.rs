@@ -97,6 +97,7 @@ impl Plan {
 
         let mut dispatches = Vec::with_capacity(specs.len());
         for (spec, off) in specs.into_iter().zip(offsets) {
+            gpu.check_workgroup_memory(spec.kernel)?;
             let pipeline = gpu.pipeline(pipeline_key(gpu, &spec, opts.max_tokens));
             let layout = pipeline.get_bind_group_layout(0);
             let mut entries = vec![
