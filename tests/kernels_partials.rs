@@ -6,40 +6,13 @@
 
 mod common;
 
+use common::one_token::{f32t, int4_pair, run, tensor};
 use common::{assert_close, gpu, randn, rng};
 use gerbil::graph::ir::{
     AttentionDecode, AttnShape, Epilogue, FusedMatvec, MatOut, MlpPartials, NormPrologue, PartialsIn, RopeAttrs,
 };
-use gerbil::graph::{DeviceTensor, Graph, Op, Plan, PlanOptions, Rows, TensorId};
+use gerbil::graph::{Graph, Op, Plan, Rows, TensorId};
 use gerbil::reference;
-use gerbil::weights::int4::Int4Matrix;
-use rand::rngs::StdRng;
-
-fn f32t(g: &mut Graph, label: &str, data: &[f32], cols: usize) -> TensorId {
-    g.bound(label, DeviceTensor::f32(&gpu(), label, data, cols).unwrap())
-}
-
-/// The same quantized matrix bound into two graphs; its dequantized values.
-fn int4_pair(
-    r: &mut StdRng,
-    gs: [&mut Graph; 2],
-    label: &str,
-    n: usize,
-    k: usize,
-    group: usize,
-) -> ([TensorId; 2], Vec<f32>) {
-    let q = Int4Matrix::quantize(&randn(r, n * k), n, k, group).unwrap();
-    let t = DeviceTensor::int4(&gpu(), label, &q).unwrap();
-    let [a, b] = gs;
-    ([a.bound(label, t.clone()), b.bound(label, t)], q.dequantize())
-}
-
-fn run(g: Graph, pos0: usize) -> Plan {
-    let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: 1, ..Default::default() }).unwrap();
-    plan.poison_activations();
-    plan.run(1, pos0);
-    plan
-}
 
 /// Fused (`got`) against unfused (`want`) results of one computation: the same terms summed in the
 /// same tree, so equal to rounding. (On lavapipe they match bit for bit while each lane of the
@@ -232,9 +205,4 @@ fn attention_partials_and_their_consumer_match_attention_then_o_proj() {
         let (kt_u, kt_f) = (tensor(&pu, "k_cache"), tensor(&pf, "k_cache"));
         assert_eq!(kc(&pu, kt_u), kc(&pf, kt_f), "{}", what("k cache"));
     }
-}
-
-fn tensor(p: &Plan, label: &str) -> TensorId {
-    let i = p.graph.tensors.iter().position(|t| t.label == label).unwrap();
-    TensorId(i as u32)
 }
