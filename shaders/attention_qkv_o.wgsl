@@ -122,11 +122,9 @@ fn quad_col(h: u32, kvh: u32, q: u32) -> vec2<u32> {
     return vec2<u32>(m, head * p.head_dim + (q % qph) * 4u);
 }
 
-// Task i of round q0: block n = i / QUADS of quad q0 + i % QUADS. (The live blocks of one quad on
-// consecutive threads, for fewer cache lines per load, measured slower on the H200: 25.8 us.)
-fn task_nq(i: u32) -> vec2<u32> { return vec2<u32>(i / QUADS, i % QUADS); }
-
-// Its tree group's d value goes to qkv_d[slot]; the four words' weights.
+// Task i of round q0: block n = i / QUADS of quad q0 + i % QUADS (the live blocks of one quad on
+// consecutive threads, for fewer cache lines per load, measured slower on the H200: 25.8 us). Its
+// tree group's d value goes to qkv_d[slot]; the four words' weights.
 struct QkvTask { live: bool, g: u32, slot: u32, c0: Chunk, c1: Chunk, c2: Chunk, c3: Chunk }
 
 fn word_chunk(mc: vec2<u32>, word: u32) -> Chunk {
@@ -137,11 +135,10 @@ fn word_chunk(mc: vec2<u32>, word: u32) -> Chunk {
 
 fn task_load(h: u32, kvh: u32, q0: u32, i: u32) -> QkvTask {
     var r: QkvTask;
-    let nq = task_nq(i);
-    let n = nq.x;
-    let q = q0 + nq.y;
+    let n = i / QUADS;
+    let q = q0 + i % QUADS;
     r.g = block_group(n);
-    r.slot = r.g * QUADS + nq.y;
+    r.slot = r.g * QUADS + i % QUADS;
     r.live = n < live_blocks() && q < 3u * p.head_dim / 4u;
     if (!r.live) { return r; }
     let mc = quad_col(h, kvh, q);

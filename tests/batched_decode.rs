@@ -6,7 +6,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::{assert_close, gpu, randn, rng};
+use common::{assert_close, gpu, randn, rng, rope_table};
 use gerbil::engine::{BatchedDecoder, LoadOptions, Session, SessionOptions, TextModel};
 use gerbil::graph::ir::{AttentionDecode, AttnShape, RopeAttrs};
 use gerbil::graph::{DeviceTensor, Graph, Op, Plan, PlanOptions, Rows, TensorId};
@@ -26,14 +26,7 @@ fn attention_rows_each_row_at_its_own_slot_and_position() {
     {
         let (max_seq, slots) = (80, 5);
         let (qw, kvw) = (nh * hd, nkv * hd);
-        let table: Vec<[f32; 2]> = (0..max_seq)
-            .flat_map(|p| {
-                (0..rot / 2).map(move |i| {
-                    let a = p as f32 / 10000f32.powf(2.0 * i as f32 / rot as f32);
-                    [a.cos(), a.sin()]
-                })
-            })
-            .collect();
+        let table = rope_table(max_seq, rot);
         // Rows use slots 3, 0, 4 (not in order, one slot idle) at different positions, including 0 and the last.
         let rows: Vec<(usize, usize)> = vec![(3, r.random_range(1..max_seq - 1)), (0, 0), (4, max_seq - 1)];
         let m = rows.len();

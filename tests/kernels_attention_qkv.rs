@@ -7,7 +7,7 @@
 mod common;
 
 use common::one_token::{f32t, int4_pair, run, tensor};
-use common::{assert_close, gpu, randn, rng};
+use common::{assert_close, gpu, randn, rng, rope_table};
 use gerbil::graph::ir::{
     AttentionDecode, AttnShape, Epilogue, FusedMatvec, MatOut, NormPrologue, PartialsIn, RopeAttrs,
 };
@@ -65,14 +65,7 @@ fn check(r: &mut StdRng, c: Case) {
     let max_seq = pos + 8;
     let (qw, kvw) = (nh * hd, nkv * hd);
     let words = hidden / 32;
-    let table: Vec<[f32; 2]> = (0..max_seq)
-        .flat_map(|p| {
-            (0..hd / 2).map(move |i| {
-                let a = p as f32 / 10000f32.powf(2.0 * i as f32 / hd as f32);
-                [a.cos(), a.sin()]
-            })
-        })
-        .collect();
+    let table = rope_table(max_seq, hd);
     let flat: Vec<f32> = table.iter().flatten().copied().collect();
     let mut cache = reference::KvCache::new(nkv, max_seq, hd);
     cache.append(&randn(r, pos * kvw), &randn(r, pos * kvw), 0);

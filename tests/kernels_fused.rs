@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{assert_close, gpu, randn, rng};
+use common::{assert_close, gpu, randn, rng, rope_table};
 use gerbil::graph::ir::{AttentionDecode, AttnShape, Epilogue, FusedMatvec, MatOut, NormPrologue, RopeAttrs};
 use gerbil::graph::{DeviceTensor, Graph, Op, Plan, PlanOptions, Rows, TensorId};
 use gerbil::reference;
@@ -147,14 +147,7 @@ fn attention_decode_with_norms_rope_and_append() {
     ] {
         let max_seq = pos + 20;
         let (qw, kvw) = (nh * hd, nkv * hd);
-        let table: Vec<[f32; 2]> = (0..max_seq)
-            .flat_map(|p| {
-                (0..rot / 2).map(move |i| {
-                    let a = p as f32 / 10000f32.powf(2.0 * i as f32 / rot as f32);
-                    [a.cos(), a.sin()]
-                })
-            })
-            .collect();
+        let table = rope_table(max_seq, rot);
         // A cache already holding `pos` random positions.
         let mut cache = reference::KvCache::new(nkv, max_seq, hd);
         cache.append(&randn(&mut r, pos * kvw), &randn(&mut r, pos * kvw), 0);

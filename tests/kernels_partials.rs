@@ -7,7 +7,7 @@
 mod common;
 
 use common::one_token::{f32t, int4_pair, run, tensor};
-use common::{assert_close, gpu, randn, rng};
+use common::{assert_close, gpu, randn, rng, rope_table};
 use gerbil::graph::ir::{
     AttentionDecode, AttnShape, Epilogue, FusedMatvec, MatOut, MlpPartials, NormPrologue, PartialsIn, RopeAttrs,
 };
@@ -117,14 +117,7 @@ fn attention_partials_and_their_consumer_match_attention_then_o_proj() {
         let max_seq = pos + 8;
         let (qw, kvw) = (nh * hd, nkv * hd);
         let hidden = 96;
-        let table: Vec<f32> = (0..max_seq)
-            .flat_map(|p| {
-                (0..hd / 2).flat_map(move |i| {
-                    let a = p as f32 / 10000f32.powf(2.0 * i as f32 / hd as f32);
-                    [a.cos(), a.sin()]
-                })
-            })
-            .collect();
+        let table: Vec<f32> = rope_table(max_seq, hd).concat();
         let (k_cache, v_cache) = (randn(&mut r, nkv * max_seq * hd), randn(&mut r, nkv * max_seq * hd));
         let (q, k, v) = (randn(&mut r, qw), randn(&mut r, kvw), randn(&mut r, kvw));
         let (resid, nw) = (randn(&mut r, hidden), randn(&mut r, hidden));

@@ -127,24 +127,9 @@ const fn is_int4_matvec(file: &str) -> bool {
         || matches!(file.as_bytes(), [b'm', b'a', b't', b'v', b'e', b'c', b'_', b'm', b'l', b'p', ..])
 }
 
-const fn is_same(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
 /// The kernels built on `attention_decode_core.wgsl`.
 const fn is_attention_decode(file: &str) -> bool {
-    is_same(file, "attention_decode.wgsl") || is_same(file, "attention_qkv_o.wgsl")
+    matches!(file.as_bytes(), b"attention_decode.wgsl" | b"attention_qkv_o.wgsl")
 }
 
 /// How the adapter reduces, which picks the preludes a kernel is compiled with.
@@ -205,8 +190,8 @@ macro_rules! src {
             params_fields: <$p>::FIELDS,
             params_size: std::mem::size_of::<$p>(),
             specialized: is_int4_matvec($file) || is_attention_decode($file) || $file == "gated_delta_conv.wgsl",
-            group_sum: is_int4_matvec($file) || is_same($file, "attention_qkv_o.wgsl"),
-            shape_constants: is_int4_matvec($file) || is_same($file, "attention_qkv_o.wgsl"),
+            group_sum: is_int4_matvec($file) || $file == "attention_qkv_o.wgsl",
+            shape_constants: is_int4_matvec($file) || $file == "attention_qkv_o.wgsl",
             wg_reduce: is_attention_decode($file),
             delta_core: $file == "gated_delta.wgsl" || $file == "gated_delta_conv.wgsl",
             attention_core: is_attention_decode($file),

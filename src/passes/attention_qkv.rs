@@ -2,12 +2,13 @@
 //! [attention + o_proj partials] -> one dispatch, each head's workgroup computing its q head's and
 //! its kv head's columns (the matvec core's lane layout and sums, so no bit changes) before its
 //! attention. A decode layer is then two dispatches: this and the MLP. Needs the o_proj partials
-//! (`attention_partials`) and 32 KB of workgroup memory; K (the hidden size) at most 1024.
+//! (`attention_partials`) and 32 KB of workgroup memory; the kernel's own shape checks (K at most
+//! 1024, ...) refuse the rest through `fuse`.
 //! Opt-in: slower than the two dispatches on the H200 (see attention_qkv_o.wgsl).
 
 use super::partials::run_pass;
 use super::{fuse, internal, readers, PassLimits, PassReport};
-use crate::graph::dispatch_partials::{QKV_MAX_K, QKV_WORKGROUP_BYTES};
+use crate::graph::dispatch_partials::QKV_WORKGROUP_BYTES;
 use crate::graph::ir::{Epilogue, Graph, Op};
 
 pub fn run(g: &mut Graph, limits: &PassLimits) -> PassReport {
@@ -26,9 +27,6 @@ fn try_at(g: &mut Graph, mi: usize, limits: &PassLimits) -> Result<(), Option<St
     let Op::AttentionPartials { attn, o_proj, partials } = &g.ops[ai] else { return Err(None) };
     if (attn.q, attn.k, attn.v) != (q, k, v) || [q, k, v].iter().any(|t| !internal(g, *t, &[ai])) {
         return Err(None);
-    }
-    if g.width(f.x) > QKV_MAX_K {
-        return Err(Some(format!("hidden size {} > {QKV_MAX_K}", g.width(f.x))));
     }
     if limits.max_workgroup_storage < QKV_WORKGROUP_BYTES {
         return Err(Some(format!(

@@ -42,6 +42,18 @@ pub fn randn(rng: &mut StdRng, n: usize) -> Vec<f32> {
         .collect()
 }
 
+/// The rotary (cos, sin) table the decode kernels read: base 10000, `rot / 2` pairs per position.
+pub fn rope_table(positions: usize, rot: usize) -> Vec<[f32; 2]> {
+    (0..positions)
+        .flat_map(|p| {
+            (0..rot / 2).map(move |i| {
+                let a = p as f32 / 10000f32.powf(2.0 * i as f32 / rot as f32);
+                [a.cos(), a.sin()]
+            })
+        })
+        .collect()
+}
+
 /// Asserts |a - b| <= atol + rtol * |b| everywhere, and that nothing is NaN.
 #[track_caller]
 pub fn assert_close(what: &str, got: &[f32], want: &[f32], atol: f32, rtol: f32) {
