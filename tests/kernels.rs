@@ -9,6 +9,7 @@ use std::sync::Arc;
 use common::{assert_close, gpu, randn, rng};
 use gerbil::graph::ir::{AttnShape, RopeAttrs};
 use gerbil::graph::{DeviceTensor, Graph, Op, Plan, PlanOptions, Rows, TensorId};
+use gerbil::gpu::KernelId;
 use gerbil::reference;
 use gerbil::weights::int4::Int4Matrix;
 use rand::Rng;
@@ -84,7 +85,7 @@ fn check_matmul(
     bias: bool,
     last_row: bool,
     max_tokens: usize,
-) {
+) -> KernelId {
     let mut r = rng("matmul");
     let x = randn(&mut r, m * k);
     let w = randn(&mut r, n * k);
@@ -110,6 +111,7 @@ fn check_matmul(
     let got = plan.read_f32(out, want.len()).unwrap();
     let what = format!("{kernel:?} m={m} n={n} k={k} group={int4_group:?} bias={bias} last_row={last_row}");
     assert_close(&what, &got, &want, 2e-5 * (k as f32).sqrt(), 1e-5);
+    kernel
 }
 
 #[test]
@@ -135,15 +137,60 @@ fn matvec_int4_shapes() {
         check_matmul(1, n, k, Some(group), true, false, 1);
     }
     check_matmul(5, 70, 128, Some(32), true, true, 5);
-    // Wide (lm_head-like): the WIDE layout's two column slots per lane group, the last past the end.
+    // Wide: the WIDE layout's two column slots per lane group, the last past the end.
     check_matmul(1, 16384 + 70, 96, Some(32), true, false, 1);
     check_matmul(1, 16384 + 8, 64, Some(32), false, true, 1);
+    // Wider (lm_head-like): the streaming layout, whose workgroups walk six column blocks each (the
+    // last workgroup fewer, the last block past the end); K of one lane step (x kept in registers)
+    // and of two and three steps (the last one part empty), two group sizes.
+    for (n, k, group, bias, last_row) in [
+        (49152 + 70, 96, 32, true, false),
+        (49152 + 8, 64, 32, false, true),
+        (49152 + 100, 1056, 32, true, false),
+        (49152 + 33, 2080, 32, false, false),
+        (49152 + 300, 512, 64, true, false),
+    ] {
+        let kernel = check_matmul(1, n, k, Some(group), bias, last_row, 1);
+        assert_eq!(kernel, KernelId::MatvecInt4Stream, "{n} x {k} runs in the streaming layout");
+    }
     // Deep K: 2, 4 (one part empty) and 8 lane groups share each column's K, one and several rows.
     for (n, k, group) in [(70, 4096, 32), (33, 4864, 32), (17, 3584, 64), (9, 9024, 32)] {
         check_matmul(1, n, k, Some(group), n % 2 == 1, false, 1);
     }
     check_matmul(6, 40, 4608, Some(32), false, false, 6);
     check_matmul(3, 50, 2080, Some(32), true, true, 3);
+}
+
+/// Two streaming matvecs in one pass, run in three submissions with every output poisoned in
+/// between: each run writes every column (a block left unwritten keeps its NaN).
+#[test]
+fn matvec_int4_stream_repeated() {
+    let (k, n1, n2) = (128, 49152 + 200, 60000);
+    let mut r = rng("stream repeated");
+    let x = randn(&mut r, k);
+    let mut g = Graph::default();
+    let xt = f32t(&mut g, "x", &x, k);
+    let mut want = Vec::new();
+    let mut outs = Vec::new();
+    for (i, n) in [n1, n2].into_iter().enumerate() {
+        let q = Int4Matrix::quantize(&randn(&mut r, n * k), n, k, 32).unwrap();
+        let w = g.bound(&format!("w{i}"), DeviceTensor::int4(&gpu(), "w", &q).unwrap());
+        let out = g.activation(&format!("y{i}"), n, Rows::Tokens);
+        g.push(Op::MatMul { x: xt, w, bias: None, out, last_row: false });
+        g.outputs.push(out);
+        want.push(reference::matmul(&x, &q.dequantize(), None, k));
+        outs.push(out);
+    }
+    let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: 1, ..Default::default() }).unwrap();
+    assert!(plan.dispatch_specs().all(|s| s.kernel == KernelId::MatvecInt4Stream));
+    for round in 0..3 {
+        plan.poison_activations();
+        plan.run(1, 0);
+        for (out, want) in outs.iter().zip(&want) {
+            let got = plan.read_f32(*out, want.len()).unwrap();
+            assert_close(&format!("round {round}, {} columns", want.len()), &got, want, 2e-5 * (k as f32).sqrt(), 1e-5);
+        }
+    }
 }
 
 #[test]

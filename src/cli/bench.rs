@@ -31,8 +31,9 @@ pub struct BenchArgs {
     /// Skip the whole-model runs (kernel sweeps only).
     #[arg(long)]
     pub kernels_only: bool,
-    /// Rows (sequences decoded together) for the batched decode measurement; empty skips it.
-    #[arg(long, value_delimiter = ',', default_value = "1,8,32")]
+    /// Rows (sequences decoded together) for the batched decode measurement; `--batch-rows` with
+    /// no value skips it.
+    #[arg(long, value_delimiter = ',', num_args = 0.., default_value = "1,8,32")]
     pub batch_rows: Vec<usize>,
     /// Also run with each of these fusion passes off (names as in `FusionConfig`, e.g.
     /// norm_matvec,attention_partials; `a+b` turns both off in one plan), to measure them against

@@ -223,6 +223,8 @@ pub mod fused {
     pub const ONE_TOKEN: u32 = 8192;
     /// Bits 14-15: log2 of the lane groups sharing each column's K (`dispatch::k_split_layout`).
     pub const KSPLIT_SHIFT: u32 = 14;
+    /// The K-split bits (log2 of the lane groups sharing a column's K).
+    pub const KSPLIT_MASK: u32 = 3 << KSPLIT_SHIFT;
     /// x = resid + the sum of per-word partial rows (their count in bits 17-23).
     pub const PARTIALS_IN: u32 = 65536;
     pub const PARTIALS_SHIFT: u32 = 17;

@@ -250,6 +250,9 @@ pub fn select_one(
         }
         Op::FusedMatvec(ref f) => {
             let k = w(f.x);
+            if let Some(spec) = plain_stream(graph, f, index, k, max_tokens) {
+                return Ok(spec);
+            }
             let mut p = params::FusedMatvecParams { k: k as u32, ..Default::default() };
             let mut b = vec![Bind::Tensor(f.x)];
             match (&f.norm, f.gate) {
@@ -502,6 +505,51 @@ fn wide_layout(cols: usize, k: usize, max_tokens: usize) -> (u32, u32) {
     (0, 1)
 }
 
+/// The streaming layout's grid for a matvec of `cols` outputs (`matvec_int4.wgsl`'s
+/// matvec_stream: each workgroup walks STREAM_BLOCKS column blocks, the next one's weights in
+/// flight while one computes), for one-token plans over many columns (the lm_head).
+/// On the H200 (BENCHMARKS.md session 14, three fresh processes per shape) at 151936 columns it
+/// beat the WIDE (K <= 1024) and K-split (K > 2048) layouts: K 896 1844-1927 -> 1967-2045, 1024
+/// 1830-1916 -> 2176-2264, 2048 1876-1969 -> 2097-2153, 4096 1853-1921 -> 2279-2331 GB/s.
+fn stream_grid(cols: usize, max_tokens: usize) -> Option<u32> {
+    let blocks = (cols as u32).div_ceil(FUSED_COLS);
+    (max_tokens == 1 && cols >= STREAM_MIN_COLS).then(|| blocks.div_ceil(STREAM_BLOCKS))
+}
+
+/// Fewest columns for the streaming layout: 49152 columns are 256 workgroups of six blocks. At
+/// 16384 (86 workgroups) it left the H200 part idle and measured slower than the WIDE layout
+/// (K 1024: 1003 against 1109 GB/s; at 49152: 1951 against 1585).
+const STREAM_MIN_COLS: usize = 49152;
+
+/// Column blocks per streaming workgroup. Of 4, 6 and 8 on the H200, 6 measured best: 151936
+/// columns are then 792 workgroups, three full waves of two per SM on its 132 SMs, where 4 and 8
+/// leave the last wave half empty. A GPU with another SM count may prefer another value.
+const STREAM_BLOCKS: u32 = 6;
+
+/// A fused matvec with nothing fused (one matrix, no prologue, no epilogue but its bias) over
+/// enough columns for the streaming layout, as the plain matvec in that layout: the lm_head once
+/// the final norm has been fused into the add before it.
+fn plain_stream(
+    graph: &Graph,
+    f: &super::ir::FusedMatvec,
+    index: usize,
+    k: usize,
+    max_tokens: usize,
+) -> Option<DispatchSpec> {
+    let [m] = f.mats[..] else { return None };
+    let plain = f.norm.is_none() && f.gate.is_none() && f.partials_in.is_none();
+    if !plain || !matches!(f.epilogue, Epilogue::None) {
+        return None;
+    }
+    match bound(graph, m.w) {
+        Some(DeviceTensor::Int4 { rows, cols, group, .. }) if *cols == k && group % 32 == 0 => {
+            stream_grid(*rows, max_tokens)?;
+            Some(int4_matvec(index, f.x, m.w, m.bias, m.out, *rows, k, *group, false, max_tokens))
+        }
+        _ => None,
+    }
+}
+
 /// Fewest columns for the WIDE layout: 16384 columns are 256 two-slot workgroups.
 const WIDE_MIN_COLS: usize = 16384;
 
@@ -537,6 +585,13 @@ fn int4_matvec(
     let p = params::FusedMatvecParams { n0: n as u32, k: k as u32, group: group as u32, flags, ..Default::default() };
     let b = vec![Bind::Tensor(x), Bind::Q(wt), Bind::Sm(wt), bias.map_or(Bind::Dummy, Bind::Tensor), Bind::Tensor(out)];
     let y = if last_row { Dim::Fixed(1) } else { FUSED_ROW_BLOCKS };
+    if let Some(x) = stream_grid(n, max_tokens) {
+        // One row and one K part: the streaming entry point walks the blocks itself.
+        let flags = flags & !(params::fused::WIDE | params::fused::KSPLIT_MASK);
+        let p = params::FusedMatvecParams { flags, ..p };
+        let grid = Grid { x: Dim::Fixed(x), y: Dim::Fixed(1) };
+        return DispatchSpec { kernel: KernelId::MatvecInt4Stream, op_index: index, params: bytes(p), bindings: b, grid, flags };
+    }
     let grid = Grid { x: Dim::Fixed((n as u32).div_ceil(cols_per_wg)), y };
     DispatchSpec { kernel: KernelId::MatvecInt4, op_index: index, params: bytes(p), bindings: b, grid, flags }
 }
