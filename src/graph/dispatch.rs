@@ -508,9 +508,10 @@ fn wide_layout(cols: usize, k: usize, max_tokens: usize) -> (u32, u32) {
 /// The streaming layout's grid for a matvec of `cols` outputs (`matvec_int4.wgsl`'s
 /// matvec_stream: each workgroup walks STREAM_BLOCKS column blocks, the next one's weights in
 /// flight while one computes), for one-token plans over many columns (the lm_head).
-/// On the H200 (BENCHMARKS.md session 14, three fresh processes per shape) at 151936 columns it
-/// beat the WIDE (K <= 1024) and K-split (K > 2048) layouts: K 896 1844-1927 -> 1967-2045, 1024
-/// 1830-1916 -> 2176-2264, 2048 1876-1969 -> 2097-2153, 4096 1853-1921 -> 2279-2331 GB/s.
+/// On the H200 (BENCHMARKS.md session 14, four fresh processes per shape, one lease) at 151936
+/// columns it beat the WIDE (K <= 1024) and K-split (K > 2048) layouts: K 896 1811-1868 ->
+/// 1873-2052, 1024 1833-1860 -> 2104-2163, 2048 1749-1907 -> 2004-2175, 4096 1676-1889 ->
+/// 2068-2231 GB/s.
 fn stream_grid(cols: usize, max_tokens: usize) -> Option<u32> {
     let blocks = (cols as u32).div_ceil(FUSED_COLS);
     (max_tokens == 1 && cols >= STREAM_MIN_COLS).then(|| blocks.div_ceil(STREAM_BLOCKS))
