@@ -7,9 +7,9 @@ mod common;
 use std::sync::Arc;
 
 use common::{assert_close, gpu, randn, rng};
+use gerbil::gpu::KernelId;
 use gerbil::graph::ir::{AttnShape, RopeAttrs};
 use gerbil::graph::{DeviceTensor, Graph, Op, Plan, PlanOptions, Rows, TensorId};
-use gerbil::gpu::KernelId;
 use gerbil::reference;
 use gerbil::weights::int4::Int4Matrix;
 use rand::Rng;

@@ -591,7 +591,14 @@ fn int4_matvec(
         let flags = flags & !(params::fused::WIDE | params::fused::KSPLIT_MASK);
         let p = params::FusedMatvecParams { flags, ..p };
         let grid = Grid { x: Dim::Fixed(x), y: Dim::Fixed(1) };
-        return DispatchSpec { kernel: KernelId::MatvecInt4Stream, op_index: index, params: bytes(p), bindings: b, grid, flags };
+        return DispatchSpec {
+            kernel: KernelId::MatvecInt4Stream,
+            op_index: index,
+            params: bytes(p),
+            bindings: b,
+            grid,
+            flags,
+        };
     }
     let grid = Grid { x: Dim::Fixed((n as u32).div_ceil(cols_per_wg)), y };
     DispatchSpec { kernel: KernelId::MatvecInt4, op_index: index, params: bytes(p), bindings: b, grid, flags }
