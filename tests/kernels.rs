@@ -174,8 +174,8 @@ fn matvec_int4_stream_repeated() {
     let mut outs = Vec::new();
     for (i, n) in [n1, n2].into_iter().enumerate() {
         let q = Int4Matrix::quantize(&randn(&mut r, n * k), n, k, 32).unwrap();
-        let w = g.bound(&format!("w{i}"), DeviceTensor::int4(&gpu(), "w", &q).unwrap());
-        let out = g.activation(&format!("y{i}"), n, Rows::Tokens);
+        let w = g.bound(format!("w{i}"), DeviceTensor::int4(&gpu(), "w", &q).unwrap());
+        let out = g.activation(format!("y{i}"), n, Rows::Tokens);
         g.push(Op::MatMul { x: xt, w, bias: None, out, last_row: false });
         g.outputs.push(out);
         want.push(reference::matmul(&x, &q.dequantize(), None, k));

@@ -40,7 +40,7 @@ fn edit_header(path: &Path, f: impl FnOnce(&mut serde_json::Value)) {
     let mut header: serde_json::Value = serde_json::from_slice(&bytes[8..8 + n]).unwrap();
     f(&mut header);
     let mut h = serde_json::to_vec(&header).unwrap();
-    while h.len() % 8 != 0 {
+    while !h.len().is_multiple_of(8) {
         h.push(b' ');
     }
     let mut out = (h.len() as u64).to_le_bytes().to_vec();

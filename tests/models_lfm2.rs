@@ -35,7 +35,7 @@ fn load(format: WeightFormat, chunk: usize) -> TextModel {
 fn check_session(s: &mut Session, r: &Reference, what: &str, chunk: usize, tol: f32) -> Vec<Vec<f32>> {
     let t = r.prompt.len();
     s.prefill(&r.prompt).unwrap();
-    let last = if t % chunk == 0 { chunk } else { t % chunk };
+    let last = if t.is_multiple_of(chunk) { chunk } else { t % chunk };
     let got = s.logits().unwrap();
     let d = max_diff(&got, &r.prefill_logits[(t - last) * r.vocab..]);
     eprintln!("{what}: prefill ({last} rows of the last chunk) max |logit diff| {d:.2e}");

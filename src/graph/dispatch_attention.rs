@@ -53,11 +53,11 @@ fn unsupported(a: AttnShape) -> String {
 /// attention.wgsl).
 pub fn plain(x: Plain, max_tokens: usize, storage_limit: u32, index: usize) -> Result<DispatchSpec, String> {
     let a = x.attrs;
-    if a.head_dim > 256 || a.n_heads % a.n_kv_heads != 0 {
+    if a.head_dim > 256 || !a.n_heads.is_multiple_of(a.n_kv_heads) {
         return Err(unsupported(a));
     }
     let heads = Dim::Fixed(a.n_heads as u32);
-    if max_tokens == 1 && a.head_dim % 4 == 0 {
+    if max_tokens == 1 && a.head_dim.is_multiple_of(4) {
         let mut b = vec![Bind::Tensor(x.q)];
         b.extend([Bind::Dummy; 5]);
         b.extend([x.k_cache, x.v_cache, x.out].map(Bind::Tensor));
@@ -77,7 +77,7 @@ pub fn plain(x: Plain, max_tokens: usize, storage_limit: u32, index: usize) -> R
         ..Default::default()
     };
     let b = [x.q, x.k_cache, x.v_cache, x.out].map(Bind::Tensor).to_vec();
-    if a.head_dim % 32 == 0 {
+    if a.head_dim.is_multiple_of(32) {
         // 32 query rows per workgroup: grid.y = ceil(n_tokens / 32).
         let grid = Grid { x: heads, y: Dim::Tokens { mul: 1, div: 32 } };
         return Ok(dispatch(KernelId::AttentionTiled, index, bytes(p), b, grid, 0));
@@ -89,7 +89,11 @@ pub fn plain(x: Plain, max_tokens: usize, storage_limit: u32, index: usize) -> R
 pub fn decode(a: &AttentionDecode, rows: Option<TensorId>, index: usize) -> Result<DispatchSpec, String> {
     let s = a.attrs;
     // head_dim: at most the 256 threads, a multiple of 4 (the kernel reads cache rows as vec4s).
-    if s.head_dim > 256 || s.head_dim % 4 != 0 || s.n_heads % s.n_kv_heads != 0 || a.rope.rotary_dim > s.head_dim {
+    if s.head_dim > 256
+        || !s.head_dim.is_multiple_of(4)
+        || !s.n_heads.is_multiple_of(s.n_kv_heads)
+        || a.rope.rotary_dim > s.head_dim
+    {
         return Err(unsupported(s));
     }
     let mut flags = if a.rope.interleaved { params::attn_decode::INTERLEAVED } else { 0 };

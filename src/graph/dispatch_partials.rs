@@ -32,7 +32,7 @@ fn check_words(graph: &Graph, pi: &PartialsIn, k: usize, max_tokens: usize) -> R
     if max_tokens != 1 {
         return Err("partial rows are summed in one-token plans only".into());
     }
-    if k > MAX_K || k % 4 != 0 || pi.words == 0 || pi.words > 64 {
+    if k > MAX_K || !k.is_multiple_of(4) || pi.words == 0 || pi.words > 64 {
         return Err(format!("{} partial rows of width {k} (at most 64 of at most {MAX_K})", pi.words));
     }
     if graph.width(pi.partials) != pi.words * k || graph.width(pi.resid) != k {
@@ -133,7 +133,12 @@ pub fn attention_o(
 ) -> Result<DispatchSpec, String> {
     let s = a.attrs;
     let (n_out, k, group) = int4(graph, o_proj)?;
-    if k != s.n_heads * s.head_dim || s.head_dim % 32 != 0 || k > MAX_K || n_out % 4 != 0 || n_out / 4 >= 1 << 13 {
+    if k != s.n_heads * s.head_dim
+        || !s.head_dim.is_multiple_of(32)
+        || k > MAX_K
+        || n_out % 4 != 0
+        || n_out / 4 >= 1 << 13
+    {
         return Err(format!("o_proj [{n_out}, {k}] with head_dim {} unsupported", s.head_dim));
     }
     if !matches!(group, 32 | 64 | 128) || graph.width(partials) != (k / 32) * n_out {
@@ -178,10 +183,14 @@ pub fn attention_qkv(
     if f.gate.is_some() || f.epilogue != Epilogue::None {
         return Err("the q / k / v matvec has a gate prologue or an epilogue".into());
     }
-    if max_tokens != 1 || k > QKV_MAX_K || k % 32 != 0 {
+    if max_tokens != 1 || k > QKV_MAX_K || !k.is_multiple_of(32) {
         return Err(format!("input width {k} (a multiple of 32, at most {QKV_MAX_K}, one token)"));
     }
-    if s.head_dim % 32 != 0 || s.head_dim > 256 || s.n_heads % s.n_kv_heads != 0 || a.rope.rotary_dim > s.head_dim {
+    if !s.head_dim.is_multiple_of(32)
+        || s.head_dim > 256
+        || !s.n_heads.is_multiple_of(s.n_kv_heads)
+        || a.rope.rotary_dim > s.head_dim
+    {
         return Err(format!("heads {} q / {} kv of {} unsupported", s.n_heads, s.n_kv_heads, s.head_dim));
     }
     let (nq, kq, group) = int4(graph, mq.w)?;

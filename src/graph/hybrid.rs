@@ -145,7 +145,7 @@ pub fn select_delta(
 ) -> Result<DispatchSpec, SelectError> {
     let err = |msg: String| SelectError::Shape { index, op: "gated_delta", msg };
     let s = d.attrs;
-    if s.k_heads == 0 || s.v_heads % s.k_heads != 0 || s.dk > 256 || s.dk == 0 || s.dv == 0 {
+    if s.k_heads == 0 || !s.v_heads.is_multiple_of(s.k_heads) || s.dk > 256 || s.dk == 0 || s.dv == 0 {
         return Err(err(format!("unsupported heads: {} k / {} v, dk {}", s.k_heads, s.v_heads, s.dk)));
     }
     if graph.width(d.qkv) != 2 * s.k_heads * s.dk + s.v_heads * s.dv || graph.width(d.out) != s.v_heads * s.dv {

@@ -26,7 +26,7 @@ impl Int4Mat {
     /// input, or 32 where 64 does not divide it. The kernels read vec4s of
     /// words: cols must be a multiple of 32.
     pub fn upload(gpu: &Gpu, label: &str, w: &[f32], rows: usize, cols: usize) -> Result<Int4Mat, GroupError> {
-        let group = pick_group(cols, 64).filter(|_| cols % 32 == 0).ok_or(GroupError { cols, group: 64 })?;
+        let group = pick_group(cols, 64).filter(|_| cols.is_multiple_of(32)).ok_or(GroupError { cols, group: 64 })?;
         let m = Int4Matrix::quantize(w, rows, cols, group)?;
         let q = gpu.storage_from(&format!("{label} q4"), &m.q);
         let sm = gpu.storage_from(&format!("{label} q4 scales"), &m.sm);

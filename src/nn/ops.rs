@@ -200,9 +200,9 @@ impl Recorder {
         // The register-blocked kernels load vec4s: along k from x and from w (w contiguous
         // along k), or along n from w (w contiguous along n); the rest needs matmul_bcast.
         let x4 = [s.k, s.x_off, s.x_rs, s.x_bs, s.w_off, s.w_bs].iter().all(|v| v % 4 == 0);
-        let kernel = if x4 && s.w_ks == 1 && s.w_ns % 4 == 0 {
+        let kernel = if x4 && s.w_ks == 1 && s.w_ns.is_multiple_of(4) {
             KernelId::MatmulBlock16
-        } else if x4 && s.w_ns == 1 && s.w_ks % 4 == 0 && s.n % 4 == 0 {
+        } else if x4 && s.w_ns == 1 && s.w_ks.is_multiple_of(4) && s.n.is_multiple_of(4) {
             KernelId::MatmulBlock16Kn
         } else {
             let grid = (ceil(s.n, 64), ceil(s.m, 16), s.batch as u32);

@@ -42,7 +42,7 @@ impl Recorder {
     pub fn rope(&mut self, q: &Mat, k: &Mat, cos_sin: &Mat, a: RopeArgs, q_out: &Mat, k_out: &Mat) {
         let width = a.n_heads * a.head_dim;
         assert!(q.cols == width && k.cols == width && q.rows == k.rows, "rope: q/k shapes");
-        assert!(a.rotary_dim <= a.head_dim && a.rotary_dim % 2 == 0, "rope: rotary_dim {}", a.rotary_dim);
+        assert!(a.rotary_dim <= a.head_dim && a.rotary_dim.is_multiple_of(2), "rope: rotary_dim {}", a.rotary_dim);
         assert!(
             cos_sin.cols == a.rotary_dim && cos_sin.rows >= q.rows,
             "rope: cos_sin is {}x{}",

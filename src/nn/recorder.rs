@@ -21,7 +21,7 @@ impl Mat {
 
     /// A matrix holding `data` (rows = data.len() / cols).
     pub fn from_data(gpu: &Gpu, label: &str, data: &[f32], cols: usize) -> Mat {
-        assert!(cols > 0 && data.len() % cols == 0, "{label}: {} values are not rows of {cols}", data.len());
+        assert!(cols > 0 && data.len().is_multiple_of(cols), "{label}: {} values are not rows of {cols}", data.len());
         Mat { buf: gpu.storage_from(label, data), rows: data.len() / cols, cols }
     }
 

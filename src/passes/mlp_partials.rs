@@ -30,7 +30,7 @@ fn try_at(g: &mut Graph, ai: usize, limits: &PassLimits) -> Result<(), Option<St
     let Some(ci) = consumer(g, bi, h) else { return Err(None) };
     let inter = g.width(s);
     let out = g.width(h);
-    if inter % 32 != 0 || inter > MAX_K {
+    if !inter.is_multiple_of(32) || inter > MAX_K {
         return Err(Some(format!("intermediate width {inter} (a multiple of 32, at most {MAX_K})")));
     }
     let partials = partials_tensor(g, "down_partials", inter / 32, out);

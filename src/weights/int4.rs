@@ -29,13 +29,16 @@ pub struct GroupError {
 
 /// The largest of `preferred`, 64, 32 (not above `preferred`) that divides `cols`.
 pub fn pick_group(cols: usize, preferred: usize) -> Option<usize> {
-    [preferred, 128, 64, 32].into_iter().filter(|g| *g <= preferred && *g % 8 == 0 && *g > 0).find(|g| cols % g == 0)
+    [preferred, 128, 64, 32]
+        .into_iter()
+        .filter(|g| *g <= preferred && *g % 8 == 0 && *g > 0)
+        .find(|g| cols.is_multiple_of(*g))
 }
 
 impl Int4Matrix {
     /// Asymmetric min/max quantization of a row-major [rows, cols] f32 matrix.
     pub fn quantize(w: &[f32], rows: usize, cols: usize, group: usize) -> Result<Self, GroupError> {
-        if group == 0 || group % 8 != 0 || cols % group != 0 {
+        if group == 0 || !group.is_multiple_of(8) || !cols.is_multiple_of(group) {
             return Err(GroupError { cols, group });
         }
         assert_eq!(w.len(), rows * cols, "matrix data does not match its shape");

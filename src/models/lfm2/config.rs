@@ -102,7 +102,7 @@ impl Lfm2Config {
             return Err("hidden_size, num_attention_heads and num_hidden_layers must be positive".into());
         }
         let kv_heads = raw.num_key_value_heads.unwrap_or(raw.num_attention_heads);
-        if kv_heads == 0 || raw.num_attention_heads % kv_heads != 0 {
+        if kv_heads == 0 || !raw.num_attention_heads.is_multiple_of(kv_heads) {
             return Err(format!(
                 "num_attention_heads {} is not a multiple of num_key_value_heads {kv_heads}",
                 raw.num_attention_heads

@@ -95,7 +95,7 @@ impl MoonshineConfig {
             (cfg.encoder_num_attention_heads, cfg.encoder_num_key_value_heads),
             (cfg.decoder_num_attention_heads, cfg.decoder_num_key_value_heads),
         ] {
-            if heads == 0 || d % heads != 0 || d / heads > 256 {
+            if heads == 0 || !d.is_multiple_of(heads) || d / heads > 256 {
                 return bad(format!("{heads} heads do not divide hidden_size {d} into heads of <= 256"));
             }
             if kv.is_some_and(|k| k != heads) {

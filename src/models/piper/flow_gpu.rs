@@ -71,7 +71,8 @@ impl GpuFlow {
     /// None when the flow has an odd number of couplings (its output would end up
     /// flipped) or grouped convs: the CPU flow runs then.
     pub fn new(gpu: &Arc<Gpu>, flow: &Flow) -> Option<GpuFlow> {
-        if flow.layers.len() % 2 != 0 || flow.layers.iter().any(|l| l.pre.shape.groups != 1 || l.post.shape.groups != 1)
+        if !flow.layers.len().is_multiple_of(2)
+            || flow.layers.iter().any(|l| l.pre.shape.groups != 1 || l.post.shape.groups != 1)
         {
             return None;
         }

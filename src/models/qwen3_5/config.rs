@@ -98,14 +98,14 @@ impl Qwen35Config {
         let top_tied = v.get("tie_word_embeddings").and_then(|b| b.as_bool());
         if t.num_attention_heads == 0
             || t.num_key_value_heads == 0
-            || t.num_attention_heads % t.num_key_value_heads != 0
+            || !t.num_attention_heads.is_multiple_of(t.num_key_value_heads)
         {
             return Err(format!(
                 "num_attention_heads {} is not a positive multiple of num_key_value_heads {}",
                 t.num_attention_heads, t.num_key_value_heads
             ));
         }
-        if t.linear_num_key_heads == 0 || t.linear_num_value_heads % t.linear_num_key_heads != 0 {
+        if t.linear_num_key_heads == 0 || !t.linear_num_value_heads.is_multiple_of(t.linear_num_key_heads) {
             return Err(format!(
                 "linear_num_value_heads {} is not a multiple of linear_num_key_heads {}",
                 t.linear_num_value_heads, t.linear_num_key_heads

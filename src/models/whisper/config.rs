@@ -47,7 +47,9 @@ impl WhisperConfig {
         if cfg.scale_embedding {
             return bad("scale_embedding = true is not supported".into());
         }
-        if cfg.d_model % cfg.encoder_attention_heads != 0 || cfg.d_model % cfg.decoder_attention_heads != 0 {
+        if !cfg.d_model.is_multiple_of(cfg.encoder_attention_heads)
+            || !cfg.d_model.is_multiple_of(cfg.decoder_attention_heads)
+        {
             return bad("d_model is not a multiple of the head count".into());
         }
         if cfg.d_model / cfg.encoder_attention_heads > 256 || cfg.d_model / cfg.decoder_attention_heads > 256 {
