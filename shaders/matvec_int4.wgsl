@@ -34,10 +34,10 @@ fn matvec_int4(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_i
     matvec_core(wg, lid);
 }
 
-// The streaming layout (one input row, no prologue or epilogue beyond the bias; the plan's
-// stream_grid): workgroup wg.x computes column blocks wg.x, wg.x + grid, wg.x + 2 grid, .. (a
-// block is the plain layout's workgroup: GROUPS lane groups of CPG columns), walking (block, K
-// step) iterations with the next iteration's weights requested while one computes. A workgroup so
+// The streaming layout (one input row, no prologue or epilogue beyond the bias; chosen by
+// dispatch_matvec::stream_grid): workgroup wg.x computes column blocks wg.x, wg.x + grid,
+// wg.x + 2 grid, .. (a block is the plain layout's workgroup: GROUPS lane groups of CPG columns),
+// walking (block, K step) iterations with the next iteration's weights requested while one computes. A workgroup so
 // keeps loads in flight across blocks instead of ending, relaunching and ramping up every 32
 // columns, and where K is one step of the lanes its x stays in registers for every block. Lane
 // groups share no barrier, so each walks its columns at its own pace. Every column's arithmetic is

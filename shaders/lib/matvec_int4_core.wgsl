@@ -27,7 +27,7 @@ const GATE: u32 = 4096u;
 // The plan never runs more than one token (a single sequence's decode plan):
 // n_tokens is 1 without reading the step uniform.
 const ONE_TOKEN: u32 = 8192u;
-// Bits 14-15: log2 S, the lane groups sharing each column's K (dispatch::k_split_layout): lane
+// Bits 14-15: log2 S, the lane groups sharing each column's K (dispatch_matvec::k_split_layout): lane
 // group lg computes columns of slot lg / S over the K part lg % S, and the S partial sums
 // meet in workgroup memory. A workgroup then covers GROUPS / S * CPG columns.
 fn ksplit() -> u32 { return 1u << ((FLAGS >> 14u) & 3u); }

@@ -221,14 +221,12 @@ pub mod fused {
     pub const GATE: u32 = 4096;
     /// The plan runs one token per step (set by the executor, not the dispatch selection).
     pub const ONE_TOKEN: u32 = 8192;
-    /// Bits 14-15: log2 of the lane groups sharing each column's K (`dispatch::k_split_layout`).
+    /// Bits 14-15: log2 of the lane groups sharing each column's K (`dispatch_matvec::k_split_layout`).
     pub const KSPLIT_SHIFT: u32 = 14;
-    /// The K-split bits (log2 of the lane groups sharing a column's K).
-    pub const KSPLIT_MASK: u32 = 3 << KSPLIT_SHIFT;
     /// x = resid + the sum of per-word partial rows (their count in bits 17-23).
     pub const PARTIALS_IN: u32 = 65536;
     pub const PARTIALS_SHIFT: u32 = 17;
-    /// Two column slots per lane group (one input row): `dispatch::wide_layout`.
+    /// Two column slots per lane group (one input row): `dispatch_matvec::wide_layout`.
     pub const WIDE: u32 = 1 << 24;
     /// x and the norm weights loaded into workgroup memory at kernel start (one token, NORM, K <= 2048).
     pub const STAGE: u32 = 1 << 25;
