@@ -2,6 +2,15 @@
 // modes, is shaders/lib/attention_decode_core.wgsl): one new token (attention_decode),
 // one per batched sequence (attention_rows), or one followed by this head's partial
 // rows of o_proj (attention_decode_o).
+//
+// One-token decode splits a long context (flash-decoding): grid.y workgroups per head each
+// take one span of the positions, so a head's chain of cache round trips is as short as at
+// a small context instead of growing with it. Each split leaves its unnormalised output and
+// (max, sum) in `scratch`; the last of a head's splits to finish (an atomic ticket: no
+// workgroup ever waits for another, so any adapter runs it) combines them in split order and
+// goes on to what follows the attention. A context of at most twice the split size runs as
+// one workgroup per head, bit for bit as without splits. The plan sizes grid.y for the
+// step's context (Dim::KvSplits, this file's split_of rule).
 
 struct Params {
     n_heads: u32, n_kv_heads: u32, head_dim: u32, max_seq: u32,
@@ -25,7 +34,8 @@ struct Step { n_tokens: u32, pos0: u32, kv_len: u32, pad0: u32 }
 
 // Flag bits, compiled in as a pipeline constant (the same bits are in p.flags): the
 // library's QK_NORM, INTERLEAVED, PREPARED in bits 0-2; attention_decode_o only:
-// log2(o_proj group / 32) in bits 4-5, o_proj outputs / 4 in bits 8-20.
+// log2(o_proj group / 32) in bits 4-5, o_proj outputs / 4 in bits 8-20; attention_decode and
+// attention_decode_o: log2 of the fewest positions a split takes in bits 24-27 (0: no splits).
 override FLAGS: u32 = 0u;
 fn attn_flags() -> u32 { return FLAGS & 7u; }
 fn o_group() -> u32 { return 32u << ((FLAGS >> 4u) & 3u); }
@@ -38,11 +48,97 @@ fn new_q(h: u32, t: u32, row: u32) -> f32 { return q[(row * p.n_heads + h) * p.h
 fn new_k(kvh: u32, t: u32, row: u32) -> f32 { return k[(row * p.n_kv_heads + kvh) * p.head_dim + t]; }
 fn new_v(kvh: u32, t: u32, row: u32) -> f32 { return v[(row * p.n_kv_heads + kvh) * p.head_dim + t]; }
 
-// grid: (n_heads, 1)
+// The split scratch: a ticket per head, then per (head, split) a record of head_dim / 4 + 1 vec4s:
+// (m, l, 0, 0) and the split's unnormalised output. The tickets start at zero (a fresh buffer)
+// and the last split of a head puts its ticket back to zero.
+const MAX_SPLITS: u32 = 64u;
+const MAX_SPLIT_HEADS: u32 = 256u;
+struct SplitScratch { tickets: array<atomic<u32>, MAX_SPLIT_HEADS>, rec: array<vec4<f32>> }
+@group(0) @binding(11) var<storage, read_write> scratch: SplitScratch;
+var<workgroup> split_ml: array<vec2<f32>, MAX_SPLITS>;
+var<workgroup> split_last: u32;
+
+// Split s of the context at `pos`: (begin, end, splits). A context of more than twice the minimum
+// (combining costs about what a head's unsplit chain gains over those positions, measured on the
+// H200) takes as many splits as it has runs of the minimum, at most grid.y, of equal length;
+// workgroups past them (where equal lengths need fewer) return.
+fn split_of(pos: u32, s: u32, grid_y: u32) -> vec3<u32> {
+    let len = min(pos + 1u, p.max_seq);
+    let shift = (FLAGS >> 24u) & 15u;
+    if (shift == 0u || grid_y == 1u || len <= (2u << shift)) { return vec3<u32>(0u, len, 1u); }
+    let want = min(min(grid_y, MAX_SPLITS), (len + (1u << shift) - 1u) >> shift);
+    let per = (len + want - 1u) / want;
+    let n = (len + per - 1u) / per;
+    return vec3<u32>(min(s * per, len), min(s * per + per, len), n);
+}
+
+// After attend over split s of n: true where this workgroup now holds head h's final output in
+// head_out (and out): the only split, or the last of n to finish, after combining all n in split
+// order (the same arithmetic whichever finishes last).
+fn finish_split(h: u32, s: u32, n: u32, t: u32, ml: vec2<f32>) -> bool {
+    if (n == 1u) {
+        attend_finish(h, t, 0u, ml.y);
+        return true;
+    }
+    let hd4 = p.head_dim / 4u;
+    let stride = hd4 + 1u;
+    let head = h * MAX_SPLITS;
+    if (t < hd4) { scratch.rec[(head + s) * stride + 1u + t] = head_out[t]; }
+    if (t == 0u) { scratch.rec[(head + s) * stride] = vec4<f32>(ml, 0.0, 0.0); }
+    // Device-scope release: the record is visible before the ticket is taken.
+    storageBarrier();
+    if (t == 0u) {
+        let before = atomicAdd(&scratch.tickets[h], 1u);
+        var last = 0u;
+        if (before == n - 1u) {
+            last = 1u;
+            atomicStore(&scratch.tickets[h], 0u);
+        }
+        split_last = last;
+    }
+    if (workgroupUniformLoad(&split_last) == 0u) { return false; }
+    // Device-scope acquire: every split's record is visible to the loads below.
+    storageBarrier();
+    // Thread (column c, group g) adds splits g, g + G, ..; then the G groups in order. Its first
+    // split's output is requested with the (m, l) pairs: one memory round trip where n <= G.
+    let c = t % hd4;
+    let g = t / hd4;
+    let groups = WG / hd4;
+    var first = vec4<f32>(0.0);
+    if (g < n) { first = scratch.rec[(head + g) * stride + 1u + c]; }
+    if (t < n) { split_ml[t] = scratch.rec[(head + t) * stride].xy; }
+    workgroupBarrier();
+    var m = NEG;
+    for (var i = 0u; i < n; i++) { m = max(m, split_ml[i].x); }
+    var l = 0.0;
+    for (var i = 0u; i < n; i++) { l += exp(split_ml[i].x - m) * split_ml[i].y; }
+    var o = vec4<f32>(0.0);
+    if (g < n) {
+        o = exp(split_ml[g].x - m) * first;
+        for (var i = g + groups; i < n; i += groups) {
+            o += exp(split_ml[i].x - m) * scratch.rec[(head + i) * stride + 1u + c];
+        }
+    }
+    slice_acc[t] = o;
+    workgroupBarrier();
+    if (t < hd4) {
+        var sum = vec4<f32>(0.0);
+        for (var i = 0u; i < groups; i++) { sum += slice_acc[i * hd4 + t]; }
+        write_head(h, t, 0u, sum / l);
+    }
+    return true;
+}
+
+// grid: (n_heads, the step's splits)
 @compute @workgroup_size(256)
-fn attention_decode(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+fn attention_decode(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
+                    @builtin(num_workgroups) nwg: vec3<u32>) {
     let pos = step.pos0;
-    attend(wg.x, lid.x, 0u, 0u, pos, attend_prefetch(wg.x, lid.x, 0u, pos));
+    let sp = split_of(pos, wg.y, nwg.y);
+    if (wg.y >= sp.z) { return; }
+    let span = Span(sp.x, sp.y);
+    let ml = attend(wg.x, lid.x, 0u, 0u, pos, span, attend_prefetch(wg.x, lid.x, 0u, pos, span));
+    finish_split(wg.x, wg.y, sp.z, lid.x, ml);
 }
 
 // Batched decode: row r (grid y) of q/k/v/out belongs to the sequence in KV
@@ -66,26 +162,34 @@ fn attention_rows(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocatio
     // workgroup-uniform value.
     let slot = workgroupUniformLoad(&row_slot);
     let pos = workgroupUniformLoad(&row_pos);
-    attend(wg.x, lid.x, wg.y, slot, pos, attend_prefetch(wg.x, lid.x, slot, pos));
+    let span = full_span(pos);
+    let ml = attend(wg.x, lid.x, wg.y, slot, pos, span, attend_prefetch(wg.x, lid.x, slot, pos, span));
+    attend_finish(wg.x, lid.x, wg.y, ml.y);
 }
 
 // Attention, then this head's per-word partial rows of o_proj (o_partials; `out` is still
 // written, nothing reads it).
-@group(0) @binding(11) var<storage, read> o_q: array<vec4<u32>>;
-@group(0) @binding(12) var<storage, read> o_sm: array<vec2<f32>>;
-@group(0) @binding(13) var<storage, read_write> o_part: array<vec4<f32>>;
+@group(0) @binding(12) var<storage, read> o_q: array<vec4<u32>>;
+@group(0) @binding(13) var<storage, read> o_sm: array<vec2<f32>>;
+@group(0) @binding(14) var<storage, read_write> o_part: array<vec4<f32>>;
 
 fn load_q(m: u32, i: u32) -> vec4<u32> { return o_q[i]; }
 fn load_sm(m: u32, i: u32) -> vec2<f32> { return o_sm[i]; }
 
-// grid: (n_heads, 1)
+// grid: (n_heads, the step's splits)
 @compute @workgroup_size(256)
-fn attention_decode_o(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+fn attention_decode_o(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
+                      @builtin(num_workgroups) nwg: vec3<u32>) {
     let t = lid.x;
     let h = wg.x;
     let pos = step.pos0;
+    let sp = split_of(pos, wg.y, nwg.y);
+    if (wg.y >= sp.z) { return; }
+    let span = Span(sp.x, sp.y);
+    // Every split requests o_proj's weights at its start: which one finishes last is not known.
     let o = o_prefetch(h, t);
-    attend(h, t, 0u, 0u, pos, attend_prefetch(h, t, 0u, pos));
+    let ml = attend(h, t, 0u, 0u, pos, span, attend_prefetch(h, t, 0u, pos, span));
+    if (!finish_split(h, wg.y, sp.z, t, ml)) { return; }
     workgroupBarrier();
     o_partials(h, t, o);
 }

@@ -250,7 +250,9 @@ fn attention_qkv_o(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocati
         workgroupBarrier();
     }
     let opf = o_prefetch(h, t);
-    attend(h, t, 0u, 0u, pos, attend_prefetch(h, t, 0u, pos));
+    let span = full_span(pos);
+    let ml = attend(h, t, 0u, 0u, pos, span, attend_prefetch(h, t, 0u, pos, span));
+    attend_finish(h, t, 0u, ml.y);
     workgroupBarrier();
     o_partials(h, t, opf);
 }

@@ -50,7 +50,8 @@ fn attention_qkv_matches_the_reference_and_the_two_dispatches_it_replaces() {
         case(9, 3, 64, 576, 136, 32, true, false, false, false),
         // Qwen2.5-0.5B's shape with its q / k / v biases, first position.
         case(14, 2, 64, 896, 0, 32, true, true, false, false),
-        // Qwen3-style q / k norms, head_dim 128 (two rounds of six column slots), K 1024, group 64.
+        // Qwen3-style q / k norms, head_dim 128 (two rounds of six column slots), K 1024, group 64;
+        // past 256 positions, where the dispatches it replaces split the attention.
         case(8, 2, 128, 1024, 300, 64, true, false, true, false),
         // The first layer (x read, not summed), head_dim 32 (three slots), interleaved rope, group 128.
         case(4, 2, 32, 128, 5, 128, false, true, true, true),
@@ -179,17 +180,22 @@ fn check(r: &mut StdRng, c: Case) {
         assert_close(&what("x (partials + residual)"), &pf.read_f32(x_f, hidden).unwrap(), &x, 1e-5, 1e-5);
     }
 
-    // Against the two dispatches it replaces: bit for bit.
+    // Against the two dispatches it replaces: bit for bit up to 256 positions. Past them the replaced
+    // attention_decode_o splits the context over several workgroups a head (attention_decode.wgsl) and
+    // attention_qkv_o does not, so the attention sums round differently: equal to rounding.
     let bits = |p: &Plan, t: TensorId, n: usize| -> Vec<u32> {
         p.read_f32(t, n).unwrap().iter().map(|v| v.to_bits()).collect()
     };
-    assert_eq!(bits(&pf, out_f, qw), bits(&pu, out_u, qw), "{}", what("attention output vs unfused"));
-    assert_eq!(
-        bits(&pf, parts_f, (qw / 32) * hidden),
-        bits(&pu, parts_u, (qw / 32) * hidden),
-        "{}",
-        what("partials vs unfused")
-    );
+    let parts_n = (qw / 32) * hidden;
+    if pos < 256 {
+        assert_eq!(bits(&pf, out_f, qw), bits(&pu, out_u, qw), "{}", what("attention output vs unfused"));
+        assert_eq!(bits(&pf, parts_f, parts_n), bits(&pu, parts_u, parts_n), "{}", what("partials vs unfused"));
+    } else {
+        let (a, b) = (pf.read_f32(out_f, qw).unwrap(), pu.read_f32(out_u, qw).unwrap());
+        assert_close(&what("attention output vs split unfused"), &a, &b, 1e-6, 1e-5);
+        let (a, b) = (pf.read_f32(parts_f, parts_n).unwrap(), pu.read_f32(parts_u, parts_n).unwrap());
+        assert_close(&what("partials vs split unfused"), &a, &b, 1e-6, 1e-5);
+    }
     if c.partials_in {
         assert_eq!(bits(&pf, x_f, hidden), bits(&pu, x_u, hidden), "{}", what("x vs unfused"));
     }

@@ -156,6 +156,61 @@ fn each_pass_matches_unfused() {
     }
 }
 
+/// Past 256 positions one-token decode attention splits the context over several workgroups a
+/// head (attention_decode.wgsl); the fused kernels and the unfused plan's attention split alike.
+/// Fused against unfused over 24 greedy steps after a 280-token prompt (positions 280-303: three
+/// splits), with q/k norms (qwen3), without (llama), and the hybrid lfm2's attention layers. The
+/// fixtures allow 256 positions: a copy of each with 320 (random weights do not mind) is loaded.
+#[test]
+fn split_attention_matches_unfused_past_256_positions() {
+    let long = |name: &str, fusion: FusionConfig| {
+        let dir = std::env::temp_dir().join(format!("gerbil-long-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for f in std::fs::read_dir(fixture(name)).unwrap() {
+            let f = f.unwrap().path();
+            std::fs::copy(&f, dir.join(f.file_name().unwrap())).unwrap();
+        }
+        let cfg = dir.join("config.json");
+        let mut c: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&cfg).unwrap()).unwrap();
+        c["max_position_embeddings"] = 320.into();
+        std::fs::write(&cfg, c.to_string()).unwrap();
+        let opts =
+            LoadOptions { format: WeightFormat::Int4 { group: 32 }, max_context: 320, prefill_chunk: 64, fusion };
+        let m = TextModel::load(&gpu(), &dir, opts).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        m
+    };
+    let run_long = |m: &TextModel| {
+        let tok = m.tokenizer.as_ref().unwrap();
+        let mut prompt = Vec::new();
+        while prompt.len() < 280 {
+            prompt.extend(tok.encode("The old fisherman walks down to the harbour at dawn, ", false).unwrap());
+        }
+        prompt.truncate(280);
+        let mut s = Session::new(m, SessionOptions::default()).unwrap();
+        let grid_y = |k: KernelId| s.decode_plan().dispatch_specs().find(|d| d.kernel == k).map(|d| d.grid.y);
+        let split = grid_y(KernelId::AttentionDecodeO).or(grid_y(KernelId::AttentionDecode));
+        let most = gerbil::graph::dispatch::Dim::KvSplits { log2: 7, most: 3, max_seq: 320 };
+        assert_eq!(split, Some(most), "attention split over up to ceil(320 / 128)");
+        s.prefill(&prompt).unwrap();
+        let (mut toks, mut logits) = (vec![s.next_token().unwrap()], vec![]);
+        for _ in 0..24 {
+            s.decode_step().unwrap();
+            toks.push(s.next_token().unwrap());
+            logits.push(s.logits().unwrap());
+        }
+        (toks, logits)
+    };
+    for name in ["qwen3", "llama3_rope", "lfm2"] {
+        let (t0, l0) = run_long(&long(name, FusionConfig::none()));
+        let (t1, l1) = run_long(&long(name, FusionConfig::default()));
+        assert_eq!(t0, t1, "{name}: greedy tokens differ");
+        let d = l0.iter().flatten().zip(l1.iter().flatten()).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
+        eprintln!("{name} split attention: max |logit diff| fused vs unfused {d:.2e}");
+        assert!(d <= TOLERANCE, "{name}: logits differ by {d}");
+    }
+}
+
 /// Each new pass really fires on the families it targets.
 #[test]
 fn new_passes_fire() {

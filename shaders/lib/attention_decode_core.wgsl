@@ -210,18 +210,25 @@ fn cache_base_of(h: u32, slot: u32) -> u32 {
     return (slot * p.n_kv_heads + kvh) * p.max_seq * p.head_dim;
 }
 
-fn key_prefetched(t: u32, pos: u32) -> bool {
-    return p.head_dim / 4u <= PREFETCH_HD4 && t < min(pos + 1u, p.max_seq) && t != pos;
+// The positions [begin, end) one workgroup attends over: all of them (0 .. min(pos + 1, max_seq)),
+// or one split of them (attention_decode.wgsl's flash-decoding splits).
+struct Span { begin: u32, end: u32 }
+
+fn full_span(pos: u32) -> Span { return Span(0u, min(pos + 1u, p.max_seq)); }
+
+// Whether thread t's key (position span.begin + t) comes from the rows loaded at kernel start.
+fn key_prefetched(t: u32, pos: u32, span: Span) -> bool {
+    return p.head_dim / 4u <= PREFETCH_HD4 && t < span.end - span.begin && span.begin + t != pos;
 }
 
-fn attend_prefetch(h: u32, t: u32, slot: u32, pos: u32) -> AttnPrefetch {
+fn attend_prefetch(h: u32, t: u32, slot: u32, pos: u32, span: Span) -> AttnPrefetch {
     let hd4 = p.head_dim / 4u;
     let slices = WG / hd4;
     let sl = t / hd4;
     let base4 = cache_base_of(h, slot) / 4u;
     var pf: AttnPrefetch;
-    if (key_prefetched(t, pos)) { pf.kp = load_key_row(base4 + t * hd4, hd4); }
-    if (sl < slices) { pf.vp = load_value_rows(base4, hd4, t % hd4, sl, slices, min(pos + 1u, p.max_seq), pos); }
+    if (key_prefetched(t, pos, span)) { pf.kp = load_key_row(base4 + (span.begin + t) * hd4, hd4); }
+    if (sl < slices) { pf.vp = load_value_rows(base4, hd4, t % hd4, span.begin + sl, slices, span.end, pos); }
     pf.g = vec2<f32>(1.0);
     pf.cs = vec2<f32>(1.0, 0.0);
     if ((attn_flags() & PREPARED) == 0u) {
@@ -232,8 +239,11 @@ fn attend_prefetch(h: u32, t: u32, slot: u32, pos: u32) -> AttnPrefetch {
 }
 
 // Head h of activation row `row`, whose sequence lives in cache slot `slot`
-// and whose new token sits at `pos`; `pf` is attend_prefetch(h, t, slot, pos).
-fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32, pf: AttnPrefetch) {
+// and whose new token sits at `pos`, over the positions of `span`; `pf` is
+// attend_prefetch(h, t, slot, pos, span). Leaves the span's unnormalised output
+// (sum of p_j v_j with p_j = exp(score_j - m)) in head_out and returns (m, l = sum of p_j):
+// attend_finish divides, attention_decode.wgsl's splits combine first.
+fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32, span: Span, pf: AttnPrefetch) -> vec2<f32> {
     let hd = p.head_dim;
     let kvh = h / (p.n_heads / p.n_kv_heads);
     let cache_base = cache_base_of(h, slot);
@@ -243,7 +253,7 @@ fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32, pf: AttnPrefetch) {
     let c = t % hd4;
     let sl = t / hd4;
     let base4 = cache_base / 4u;
-    let key_pref = key_prefetched(t, pos);
+    let key_pref = key_prefetched(t, pos, span);
     let kp = pf.kp;
     let vp = pf.vp;
     if ((attn_flags() & PREPARED) != 0u) {
@@ -267,7 +277,8 @@ fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32, pf: AttnPrefetch) {
             ks[t] = kv;
             vs[t] = vin;
         }
-        if (h % (p.n_heads / p.n_kv_heads) == 0u && t < hd && pos < p.max_seq) {
+        // One workgroup writes: the group's first head, in the span that holds pos.
+        if (h % (p.n_heads / p.n_kv_heads) == 0u && t < hd && pos < p.max_seq && span.end == len) {
             k_cache[(cache_base + pos * hd + t) / 4u][t % 4u] = kv;
             v_cache[(cache_base + pos * hd + t) / 4u][t % 4u] = vs[t];
         }
@@ -286,13 +297,13 @@ fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32, pf: AttnPrefetch) {
     var m = NEG;
     var l = 0.0;
     var acc = vec4<f32>(0.0);
-    for (var c0 = 0u; c0 < len; c0 += CHUNK) {
-        let cnt = min(CHUNK, len - c0);
+    for (var c0 = span.begin; c0 < span.end; c0 += CHUNK) {
+        let cnt = min(CHUNK, span.end - c0);
         var smax = NEG;
         for (var jj = t; jj < cnt; jj += WG) {
             let j = c0 + jj;
             var d = 0.0;
-            if (j == t && key_pref) {
+            if (c0 == span.begin && jj == t && key_pref) {
                 d = key_row_dot(kp, hd4);
             } else if (j == pos) {
                 // The same vec4 grouping as a cache row, so both modes round alike.
@@ -341,10 +352,10 @@ fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32, pf: AttnPrefetch) {
         if (sl < slices) {
             var a = acc * alpha;
             var jj = sl;
-            if (c0 == 0u) {
+            if (c0 == span.begin) {
                 // The slice's first eight positions from the prefetched rows.
                 for (var i = 0u; i < 8u; i++) {
-                    if (jj < cnt) { a += probs[jj] * value_pref(vp, i, jj, pos, c); }
+                    if (jj < cnt) { a += probs[jj] * value_pref(vp, i, c0 + jj, pos, c); }
                     jj += slices;
                 }
             }
@@ -378,14 +389,24 @@ fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32, pf: AttnPrefetch) {
     if (t < hd4) {
         var o = vec4<f32>(0.0);
         for (var i = 0u; i < slices; i++) { o += slice_acc[i * hd4 + t]; }
-        o = o / l;
         head_out[t] = o;
-        let ob = row * p.n_heads * hd + h * hd + 4u * t;
-        out[ob] = o.x;
-        out[ob + 1u] = o.y;
-        out[ob + 2u] = o.z;
-        out[ob + 3u] = o.w;
     }
+    return vec2<f32>(m, l);
+}
+
+// Lane t (< head_dim / 4) of head h's final output o: into head_out (o_partials reads it) and out.
+fn write_head(h: u32, t: u32, row: u32, o: vec4<f32>) {
+    head_out[t] = o;
+    let ob = row * p.n_heads * p.head_dim + h * p.head_dim + 4u * t;
+    out[ob] = o.x;
+    out[ob + 1u] = o.y;
+    out[ob + 2u] = o.z;
+    out[ob + 3u] = o.w;
+}
+
+// The output of an attend over every position: its sum over l (the same thread that summed it).
+fn attend_finish(h: u32, t: u32, row: u32, l: f32) {
+    if (t < p.head_dim / 4u) { write_head(h, t, row, head_out[t] / l); }
 }
 
 

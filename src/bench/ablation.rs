@@ -100,7 +100,7 @@ pub fn run(plan: &Plan, pos: usize, steps: usize) -> Ablation {
         .collect();
     let y = gpu.storage("floor", 16);
     let groups: Vec<wgpu::BindGroup> = pipelines.iter().map(|pl| gpu.bind_buffers("floor", pl, &[&y])).collect();
-    let grids: Vec<(u32, u32)> = plan.dispatch_specs().map(|d| (d.grid.x.resolve(1), d.grid.y.resolve(1))).collect();
+    let grids: Vec<(u32, u32)> = plan.dispatch_specs().map(|d| plan.grid(d, 1)).collect();
     let floor = |one: bool, alternate: bool| {
         wall_us(plan, steps, &|p| {
             for (i, &(x, yy)) in grids.iter().enumerate() {

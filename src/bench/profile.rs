@@ -87,7 +87,7 @@ pub fn plan_step(plan: &Plan, n_tokens: usize, pos: usize, steps: usize) -> Opti
     let bytes = plan.dispatch_bytes();
     let mut by_kernel: BTreeMap<(KernelId, u32, (u32, u32)), KernelRow> = BTreeMap::new();
     for (i, d) in plan.dispatch_specs().enumerate() {
-        let grid = (d.grid.x.resolve(n_tokens as u32), d.grid.y.resolve(n_tokens as u32));
+        let grid = plan.grid(d, n_tokens);
         let row = by_kernel.entry((d.kernel, d.flags, grid)).or_insert(KernelRow {
             kernel: d.kernel,
             flags: d.flags,

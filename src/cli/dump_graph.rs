@@ -27,6 +27,7 @@ pub struct DumpGraphArgs {
 fn binding(plan: &Plan, b: &Bind) -> serde_json::Value {
     let (t, part) = match b {
         Bind::Dummy | Bind::DummyOut => return serde_json::json!({"label": "(unused)", "bytes": 16}),
+        Bind::Scratch(bytes) => return serde_json::json!({"label": "(split scratch)", "bytes": bytes}),
         Bind::Tensor(t) => (*t, ""),
         Bind::Q(t) => (*t, ".q"),
         Bind::Sm(t) => (*t, ".sm"),
@@ -56,7 +57,7 @@ pub fn describe(plan: &Plan) -> serde_json::Value {
                 "kernel": d.kernel,
                 "fused_nodes": plan.graph.node_ids[d.op_index],
                 "storage_bindings": d.bindings.len(),
-                "grid": [d.grid.x.resolve(1), d.grid.y.resolve(1), 1],
+                "grid": [d.grid.x.most(1), d.grid.y.most(1), 1],
                 "pipeline_flags": d.flags,
                 "bindings": d.bindings.iter().map(|b| binding(plan, b)).collect::<Vec<_>>(),
             })

@@ -243,6 +243,12 @@ pub mod attn_decode {
     pub const O_QUADS_SHIFT: u32 = 8;
     /// `attention_qkv_o.wgsl`: QK_NORM and INTERLEAVED sit at this bit, above the matvec core's.
     pub const QKV_ATTN_SHIFT: u32 = 26;
+    /// One-token decode (`attention_decode`, `attention_decode_o`): log2 of the fewest positions a
+    /// flash-decoding split takes, at this bit (0: one workgroup per head).
+    pub const SPLIT_SHIFT: u32 = 24;
+    /// The kernel's split scratch: tickets for this many heads, records for this many splits a head.
+    pub const MAX_SPLIT_HEADS: usize = 256;
+    pub const MAX_SPLITS: usize = 64;
 }
 
 gpu_params!(Conv1dParams {

@@ -13,17 +13,43 @@ use crate::gpu::KernelId;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum Dim {
     Fixed(u32),
-    Tokens { mul: u32, div: u32 },
+    Tokens {
+        mul: u32,
+        div: u32,
+    },
+    /// The flash-decoding splits one-token decode attention needs at the step's context
+    /// (attention_decode.wgsl's `split_of`): 1 up to twice 2^log2 positions, then one a run of
+    /// 2^log2, at most `most`. A short context launches one workgroup per head, not grid.y
+    /// workgroups that return at once.
+    KvSplits {
+        log2: u32,
+        most: u32,
+        max_seq: u32,
+    },
 }
 
 impl Dim {
     pub const TOKENS: Dim = Dim::Tokens { mul: 1, div: 1 };
 
-    pub fn resolve(self, n_tokens: u32) -> u32 {
+    /// The size for a step of `n_tokens` tokens after which the cache holds `kv_len` positions.
+    pub fn resolve(self, n_tokens: u32, kv_len: u32) -> u32 {
         match self {
             Dim::Fixed(v) => v,
             Dim::Tokens { mul, div } => (n_tokens * mul).div_ceil(div),
+            Dim::KvSplits { log2, most, max_seq } => {
+                let len = kv_len.min(max_seq);
+                if len <= 2 << log2 {
+                    1
+                } else {
+                    len.div_ceil(1 << log2).min(most)
+                }
+            }
         }
+    }
+
+    /// The largest size any step resolves to (for reports).
+    pub fn most(self, n_tokens: u32) -> u32 {
+        self.resolve(n_tokens, u32::MAX)
     }
 }
 
@@ -46,6 +72,9 @@ pub enum Bind {
     /// A placeholder for an unused output (a separate buffer: one buffer may
     /// not be bound read-only and writable in the same dispatch).
     DummyOut,
+    /// The plan's scratch for split decode attention, of at least this many bytes (one buffer
+    /// for every dispatch of the plan, which run one after another; zeroed when created).
+    Scratch(u32),
 }
 
 #[derive(Debug, Clone, serde::Serialize)]

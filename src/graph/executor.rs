@@ -3,6 +3,7 @@
 //! just pipeline/bind-group/dispatch calls into ONE compute pass: on an H200 a
 //! dependent dispatch costs ~4-5 us inside one pass but 17-20 us with a pass each.
 
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 use super::alloc::{self, Assignment};
@@ -44,6 +45,9 @@ pub struct Plan {
     step: wgpu::Buffer,
     dispatches: Vec<Dispatch>,
     pub max_tokens: usize,
+    /// The cache length after the step set last (`set_step`): grids that follow the context
+    /// (`Dim::KvSplits`) are sized from it when the step is encoded.
+    kv_len: AtomicU32,
 }
 
 /// The pipeline a dispatch runs. INT4 matvecs are specialized on their shape and,
@@ -83,6 +87,15 @@ impl Plan {
         let step = gpu.uniform_from("step", &Step::default());
         let dummy = gpu.storage("dummy", 16);
         let dummy_out = gpu.storage("dummy_out", 16);
+        // One scratch serves every dispatch that asks for one: they run one after another.
+        let scratch_bytes = specs
+            .iter()
+            .flat_map(|s| &s.bindings)
+            .filter_map(|b| if let Bind::Scratch(n) = b { Some(*n as u64) } else { None })
+            .max()
+            .unwrap_or(16);
+        gpu.check_binding("split scratch", scratch_bytes)?;
+        let scratch = gpu.storage("split_scratch", scratch_bytes);
 
         // All params in one uniform arena, each at the device's offset alignment.
         let align = gpu.device.limits().min_uniform_buffer_offset_alignment as usize;
@@ -112,7 +125,7 @@ impl Plan {
                 wgpu::BindGroupEntry { binding: 1, resource: step.as_entire_binding() },
             ];
             for (i, b) in spec.bindings.iter().enumerate() {
-                let buf = resolve(&graph, &assignment, &pool, [&dummy, &dummy_out], *b)?;
+                let buf = resolve(&graph, &assignment, &pool, [&dummy, &dummy_out, &scratch], *b)?;
                 entries.push(wgpu::BindGroupEntry { binding: 2 + i as u32, resource: buf.as_entire_binding() });
             }
             let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -122,7 +135,16 @@ impl Plan {
             });
             dispatches.push(Dispatch { pipeline, bind_group, spec });
         }
-        Ok(Plan { gpu: gpu.clone(), graph, assignment, pool, step, dispatches, max_tokens: opts.max_tokens })
+        Ok(Plan {
+            gpu: gpu.clone(),
+            graph,
+            assignment,
+            pool,
+            step,
+            dispatches,
+            max_tokens: opts.max_tokens,
+            kv_len: AtomicU32::new(1),
+        })
     }
 
     /// Sets the step's token count and first position (before the submit that runs it).
@@ -133,7 +155,14 @@ impl Plan {
             self.max_tokens
         );
         let s = Step { n_tokens: n_tokens as u32, pos0: pos0 as u32, kv_len: (pos0 + n_tokens) as u32, pad0: 0 };
+        self.kv_len.store(s.kv_len, Ordering::Relaxed);
         self.gpu.queue.write_buffer(&self.step, 0, bytemuck::bytes_of(&s));
+    }
+
+    /// The workgroup grid `spec` runs for a step of `n_tokens` at the step set last.
+    pub fn grid(&self, spec: &DispatchSpec, n_tokens: usize) -> (u32, u32) {
+        let kv_len = self.kv_len.load(Ordering::Relaxed);
+        (spec.grid.x.resolve(n_tokens as u32, kv_len), spec.grid.y.resolve(n_tokens as u32, kv_len))
     }
 
     /// Records every dispatch of one step into `pass`.
@@ -141,7 +170,7 @@ impl Plan {
         for d in &self.dispatches {
             pass.set_pipeline(&d.pipeline);
             pass.set_bind_group(0, &d.bind_group, &[]);
-            let (x, y) = (d.spec.grid.x.resolve(n_tokens as u32), d.spec.grid.y.resolve(n_tokens as u32));
+            let (x, y) = self.grid(&d.spec, n_tokens);
             pass.dispatch_workgroups(x, y, 1);
         }
     }
@@ -157,7 +186,7 @@ impl Plan {
         for d in self.dispatches.iter().filter(|d| keep(&d.spec)) {
             pass.set_pipeline(&d.pipeline);
             pass.set_bind_group(0, &d.bind_group, &[]);
-            let (x, y) = (d.spec.grid.x.resolve(n_tokens as u32), d.spec.grid.y.resolve(n_tokens as u32));
+            let (x, y) = self.grid(&d.spec, n_tokens);
             pass.dispatch_workgroups(x, y, 1);
         }
     }
@@ -169,7 +198,7 @@ impl Plan {
         for (i, d) in self.dispatches.iter().enumerate() {
             pass.set_pipeline(&d.pipeline);
             pass.set_bind_group(0, &d.bind_group, &[]);
-            let (x, y) = (d.spec.grid.x.resolve(n_tokens as u32), d.spec.grid.y.resolve(n_tokens as u32));
+            let (x, y) = self.grid(&d.spec, n_tokens);
             pass.dispatch_workgroups(x, y, 1);
             pass.write_timestamp(qs, i as u32 + 1);
         }
@@ -274,12 +303,14 @@ fn resolve<'a>(
     graph: &'a Graph,
     a: &Assignment,
     pool: &'a [wgpu::Buffer],
-    dummies: [&'a wgpu::Buffer; 2],
+    // The dummy, the unused-output dummy, the split scratch.
+    dummies: [&'a wgpu::Buffer; 3],
     b: Bind,
 ) -> Result<&'a wgpu::Buffer, PlanError> {
     let t = match b {
         Bind::Dummy => return Ok(dummies[0]),
         Bind::DummyOut => return Ok(dummies[1]),
+        Bind::Scratch(_) => return Ok(dummies[2]),
         Bind::Tensor(t) | Bind::Q(t) | Bind::Sm(t) => t,
     };
     let desc = graph.desc(t);

@@ -4,7 +4,9 @@
 //! attention. A decode layer is then two dispatches: this and the MLP. Needs the o_proj partials
 //! (`attention_partials`) and 32 KB of workgroup memory; the kernel's own shape checks (K at most
 //! 1024, ...) refuse the rest through `fuse`.
-//! Opt-in: slower than the two dispatches on the H200 (see attention_qkv_o.wgsl).
+//! Opt-in: slower than the two dispatches on the H200 (see attention_qkv_o.wgsl). Its attention
+//! runs one workgroup per head at every context, where the dispatches it replaces split contexts
+//! past 256 positions (attention_decode.wgsl): equal to those to the bit up to 256, to rounding past.
 
 use super::partials::run_pass;
 use super::{fuse, internal, readers, PassLimits, PassReport};
