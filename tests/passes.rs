@@ -190,7 +190,7 @@ fn split_attention_matches_unfused_past_256_positions() {
         let mut s = Session::new(m, SessionOptions::default()).unwrap();
         let grid_y = |k: KernelId| s.decode_plan().dispatch_specs().find(|d| d.kernel == k).map(|d| d.grid.y);
         let split = grid_y(KernelId::AttentionDecodeO).or(grid_y(KernelId::AttentionDecode));
-        let most = gerbil::graph::dispatch::Dim::KvSplits { log2: 7, most: 3, max_seq: 320 };
+        let most = gerbil::graph::dispatch::Dim::KvSplits { log2: 7, most: 3, max_seq: 320, heads: 4, per_row: false };
         assert_eq!(split, Some(most), "attention split over up to ceil(320 / 128)");
         s.prefill(&prompt).unwrap();
         let (mut toks, mut logits) = (vec![s.next_token().unwrap()], vec![]);

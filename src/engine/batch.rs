@@ -329,6 +329,7 @@ impl BatchedDecoder {
             }
             rows.extend([slot as u32, self.pos[slot] as u32]);
         }
+        self.plan.set_rows_context(slots.iter().map(|&s| self.pos[s] + 1).max().unwrap_or(1));
         let rows_buf = buf(self.io.rows.as_ref().expect("batched io has rows"));
         self.gpu.queue.write_buffer(rows_buf, 0, bytemuck::cast_slice(&rows));
         Ok(())

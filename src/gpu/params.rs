@@ -246,8 +246,8 @@ pub mod attn_decode {
     /// One-token decode (`attention_decode`, `attention_decode_o`): log2 of the fewest positions a
     /// flash-decoding split takes, at this bit (0: one workgroup per head).
     pub const SPLIT_SHIFT: u32 = 24;
-    /// The kernel's split scratch: tickets for this many heads, records for this many splits a head.
-    pub const MAX_SPLIT_HEADS: usize = 256;
+    /// The kernel's split scratch holds this many tickets; a head takes at most this many splits.
+    pub const MAX_TICKETS: usize = 256;
     pub const MAX_SPLITS: usize = 64;
 }
 

@@ -3,7 +3,7 @@
 //! unfused decode step, which runs the fused kernel in its PREPARED mode so
 //! fused and unfused plans share one arithmetic.
 
-use super::dispatch::{bytes, Bind, Dim, DispatchSpec, Grid};
+use super::dispatch::{bytes, Bind, Dim, DispatchSpec, Grid, SPLIT_MAX_WORKGROUPS};
 use super::ir::{AttentionDecode, AttnShape, TensorId};
 use crate::gpu::params;
 use crate::gpu::KernelId;
@@ -43,37 +43,35 @@ fn decode_params(a: AttnShape, scale: f32, rotary_dim: usize, flags: u32, eps: f
     }
 }
 
-/// log2 of the positions a flash-decoding split of one-token decode attention takes: a split of at
-/// most 128 positions has every key and value row it reads requested when the kernel starts
+/// log2 of the positions a flash-decoding split of decode attention takes: a split of at most 128
+/// positions has every key and value row it reads requested when the kernel starts
 /// (attention_decode_core.wgsl's prefetch), so a longer context costs a head more workgroups, not
 /// a longer chain of memory round trips. Contexts of at most twice this run unsplit (the kernel's
 /// `split_of`): combining the splits (a device-scope release, an atomic ticket, a round trip for
 /// the records) costs about 3 us on the H200, what a head's unsplit chain spends on ~130 positions.
 const SPLIT_MIN_LOG2: u32 = 7;
 
-/// The most workgroups one split decode attention dispatch runs (heads x splits). The kernel keeps
-/// cache rows and o_proj weights in registers, so an SM holds one of its workgroups; past one per
-/// SM a second wave costs (the H200 has 132 SMs: at context 2000, 17 splits of 9 heads, 153
-/// workgroups, measured 20 us a layer; capped to 14 splits, 126 workgroups, 14.5 us). wgpu does
-/// not report SM counts.
-const SPLIT_MAX_WORKGROUPS: usize = 128;
-
-/// The one-token decode kernels' split layout for `a`: (grid.y, flag bits, the scratch binding).
-/// grid.y is the splits the step's context needs (`Dim::KvSplits`, the kernel's own rule).
-fn splits(a: AttnShape) -> (Dim, u32, Bind) {
+/// The decode kernels' split layout for `a` (`per_row`: batched decode's rows): the grid's y size,
+/// flag bits and the scratch binding. The grid follows the step's context (`Dim::KvSplits`, the
+/// kernel's own rule); the kernel takes the splits each head's context needs.
+fn splits(a: AttnShape, per_row: bool) -> (Dim, u32, Bind) {
     let log2 = SPLIT_MIN_LOG2;
-    let most = a.max_seq.div_ceil(1 << log2).min(params::attn_decode::MAX_SPLITS).min(SPLIT_MAX_WORKGROUPS / a.n_heads);
-    if most <= 1 || a.n_heads > params::attn_decode::MAX_SPLIT_HEADS {
-        // The kernel declares the scratch either way: the tickets and one record.
-        return (Dim::Fixed(1), 0, Bind::Scratch(SCRATCH_TICKETS + 16));
+    let most = a.max_seq.div_ceil(1 << log2).min(params::attn_decode::MAX_SPLITS) as u32;
+    let heads = a.n_heads as u32;
+    // A split dispatch runs at most SPLIT_MAX_WORKGROUPS workgroups, so that many records (and
+    // tickets, fewer than the kernel's MAX_TICKETS) are ever in use.
+    let records = SPLIT_MAX_WORKGROUPS as usize * (a.head_dim / 4 + 1) * 16;
+    let scratch = Bind::Scratch(SCRATCH_TICKETS + records as u32);
+    if most <= 1 || heads * 2 > SPLIT_MAX_WORKGROUPS {
+        let rows = if per_row { Dim::TOKENS } else { Dim::Fixed(1) };
+        return (rows, 0, scratch);
     }
-    let records = a.n_heads * params::attn_decode::MAX_SPLITS * (a.head_dim / 4 + 1) * 16;
-    let grid = Dim::KvSplits { log2, most: most as u32, max_seq: a.max_seq as u32 };
-    (grid, log2 << params::attn_decode::SPLIT_SHIFT, Bind::Scratch(SCRATCH_TICKETS + records as u32))
+    let grid = Dim::KvSplits { log2, most, max_seq: a.max_seq as u32, heads, per_row };
+    (grid, log2 << params::attn_decode::SPLIT_SHIFT, scratch)
 }
 
-/// The scratch's tickets (one u32 per head the kernel allows).
-const SCRATCH_TICKETS: u32 = (params::attn_decode::MAX_SPLIT_HEADS * 4) as u32;
+/// The scratch's tickets (attention_decode.wgsl's MAX_TICKETS u32s).
+const SCRATCH_TICKETS: u32 = (params::attn_decode::MAX_TICKETS * 4) as u32;
 
 fn unsupported(a: AttnShape) -> String {
     format!("unsupported heads: {} q / {} kv, head_dim {}", a.n_heads, a.n_kv_heads, a.head_dim)
@@ -90,7 +88,7 @@ pub fn plain(x: Plain, max_tokens: usize, storage_limit: u32, index: usize) -> R
     }
     let heads = Dim::Fixed(a.n_heads as u32);
     if max_tokens == 1 && a.head_dim.is_multiple_of(4) {
-        let (split_y, split_flags, scratch) = splits(a);
+        let (split_y, split_flags, scratch) = splits(a, false);
         let mut b = vec![Bind::Tensor(x.q)];
         b.extend([Bind::Dummy; 5]);
         b.extend([x.k_cache, x.v_cache, x.out].map(Bind::Tensor));
@@ -119,8 +117,8 @@ pub fn plain(x: Plain, max_tokens: usize, storage_limit: u32, index: usize) -> R
     Ok(dispatch(KernelId::Attention, index, bytes(p), b, Grid { x: heads, y: Dim::TOKENS }, 0))
 }
 
-/// `Op::AttentionDecode` (rows = None: split over long contexts, see `splits`) and
-/// `Op::AttentionRows` (batched decode: one workgroup per head and row).
+/// `Op::AttentionDecode` (rows = None) and `Op::AttentionRows` (batched decode: each row at its own
+/// slot and position); both split long contexts (see `splits`).
 pub fn decode(a: &AttentionDecode, rows: Option<TensorId>, index: usize) -> Result<DispatchSpec, String> {
     let s = a.attrs;
     // head_dim: at most the 256 threads, a multiple of 4 (the kernel reads cache rows as vec4s).
@@ -143,18 +141,16 @@ pub fn decode(a: &AttentionDecode, rows: Option<TensorId>, index: usize) -> Resu
     };
     let mut b = vec![Bind::Tensor(a.q), Bind::Tensor(a.k), Bind::Tensor(a.v), Bind::Tensor(a.cos_sin), qn, kn];
     b.extend([a.k_cache, a.v_cache, a.out].map(Bind::Tensor));
-    let (kernel, y) = match rows {
+    let (split_y, split_flags, scratch) = splits(s, rows.is_some());
+    flags |= split_flags;
+    b.push(scratch);
+    let kernel = match rows {
         Some(r) => {
             b.push(Bind::Tensor(r));
-            (KernelId::AttentionRows, Dim::TOKENS)
+            KernelId::AttentionRows
         }
-        None => {
-            let (split_y, split_flags, scratch) = splits(s);
-            flags |= split_flags;
-            b.push(scratch);
-            (KernelId::AttentionDecode, split_y)
-        }
+        None => KernelId::AttentionDecode,
     };
     let p = decode_params(s, a.scale, a.rope.rotary_dim, flags, eps);
-    Ok(dispatch(kernel, index, bytes(p), b, Grid { x: Dim::Fixed(s.n_heads as u32), y }, flags))
+    Ok(dispatch(kernel, index, bytes(p), b, Grid { x: Dim::Fixed(s.n_heads as u32), y: split_y }, flags))
 }

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 use super::alloc::{self, Assignment};
-use super::dispatch::{self, Bind, DispatchSpec, SelectError};
+use super::dispatch::{self, Bind, Dim, DispatchSpec, SelectError};
 use super::ir::{DeviceTensor, Graph, Storage, TensorId};
 use crate::gpu::params::{fused, FusedMatvecParams, Step};
 use crate::gpu::{Gpu, GpuError, PipelineKey};
@@ -48,6 +48,9 @@ pub struct Plan {
     /// The cache length after the step set last (`set_step`): grids that follow the context
     /// (`Dim::KvSplits`) are sized from it when the step is encoded.
     kv_len: AtomicU32,
+    /// Batched decode: the longest row's cache length after the step (`set_rows_context`), for the
+    /// per-row split grids.
+    rows_kv_len: AtomicU32,
 }
 
 /// The pipeline a dispatch runs. INT4 matvecs are specialized on their shape and,
@@ -144,6 +147,7 @@ impl Plan {
             dispatches,
             max_tokens: opts.max_tokens,
             kv_len: AtomicU32::new(1),
+            rows_kv_len: AtomicU32::new(1),
         })
     }
 
@@ -159,10 +163,23 @@ impl Plan {
         self.gpu.queue.write_buffer(&self.step, 0, bytemuck::bytes_of(&s));
     }
 
+    /// Batched decode: the longest cache any row of the next step reaches (its position + 1), which
+    /// sizes the split attention's grid. Each row still takes only the splits its own context needs,
+    /// so a stale or missing value costs speed, never correctness.
+    pub fn set_rows_context(&self, longest: usize) {
+        self.rows_kv_len.store(longest as u32, Ordering::Relaxed);
+    }
+
     /// The workgroup grid `spec` runs for a step of `n_tokens` at the step set last.
     pub fn grid(&self, spec: &DispatchSpec, n_tokens: usize) -> (u32, u32) {
-        let kv_len = self.kv_len.load(Ordering::Relaxed);
-        (spec.grid.x.resolve(n_tokens as u32, kv_len), spec.grid.y.resolve(n_tokens as u32, kv_len))
+        let dim = |d: Dim| {
+            let kv = match d {
+                Dim::KvSplits { per_row: true, .. } => &self.rows_kv_len,
+                _ => &self.kv_len,
+            };
+            d.resolve(n_tokens as u32, kv.load(Ordering::Relaxed))
+        };
+        (dim(spec.grid.x), dim(spec.grid.y))
     }
 
     /// Records every dispatch of one step into `pass`.
