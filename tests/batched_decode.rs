@@ -178,8 +178,9 @@ fn batched_matches_single(name: &str, format: WeightFormat, tol: f32) {
     let mut tokens = |n: usize| -> Vec<u32> { (0..n).map(|_| r.random_range(0..vocab)).collect() };
     // (slot, join step, prompt length, steps): rows at different positions; slot 2 is reused after its
     // first sequence leaves; a 20-token prompt spans two prefill chunks; up to 6 rows in a step, so the
-    // matvec kernels (4 rows per workgroup) run two row blocks.
-    let plan = [(0, 0, 5, 7), (2, 0, 12, 3), (1, 2, 20, 5), (2, 3, 1, 4), (3, 5, 9, 2), (4, 1, 3, 6), (5, 2, 4, 5)];
+    // matvec kernels (4 rows per workgroup) run two row blocks; slot 0 decodes alone at the end (a
+    // partial row block of one, the server's lone-request case).
+    let plan = [(0, 0, 5, 9), (2, 0, 12, 3), (1, 2, 20, 5), (2, 3, 1, 4), (3, 5, 9, 2), (4, 1, 3, 6), (5, 2, 4, 5)];
     let mut seqs: Vec<Seq> = plan
         .iter()
         .map(|&(slot, join, plen, steps)| Seq {
@@ -224,6 +225,7 @@ fn batched_matches_single(name: &str, format: WeightFormat, tol: f32) {
     }
     eprintln!("{name} {format:?}: batched rows per step {rows_seen:?}, max |logit diff| vs single {worst:.2e}");
     assert!(rows_seen.iter().any(|&n| n > 4), "the schedule decodes more rows than one row block at once");
+    assert!(rows_seen.ends_with(&[1, 1]), "the schedule ends with one-row steps");
 }
 
 #[test]
