@@ -6,11 +6,9 @@
 
 mod common;
 
-use common::one_token::{f32t, int4_pair, run, tensor};
+use common::one_token::{attn_shape, f32t, int4_pair, run, tensor};
 use common::{assert_close, gpu, randn, rng, rope_table};
-use gerbil::graph::ir::{
-    AttentionDecode, AttnShape, Epilogue, FusedMatvec, MatOut, NormPrologue, PartialsIn, RopeAttrs,
-};
+use gerbil::graph::ir::{AttentionDecode, Epilogue, FusedMatvec, MatOut, NormPrologue, PartialsIn};
 use gerbil::graph::{Graph, Op, Plan, Rows, TensorId};
 use gerbil::reference;
 use rand::rngs::StdRng;
@@ -64,6 +62,7 @@ fn check(r: &mut StdRng, c: Case) {
     let (nh, nkv, hd, hidden, pos) = (c.heads, c.kv_heads, c.head_dim, c.hidden, c.pos);
     let what = |s: &str| format!("{s} {c:?}");
     let max_seq = pos + 8;
+    let shape = attn_shape(nh, nkv, hd, max_seq, c.interleaved);
     let (qw, kvw) = (nh * hd, nkv * hd);
     let words = hidden / 32;
     let table = rope_table(max_seq, hd);
@@ -115,15 +114,8 @@ fn check(r: &mut StdRng, c: Case) {
             k_cache: f32t(g, "k_cache", &cache.k, hd),
             v_cache: f32t(g, "v_cache", &cache.v, hd),
             out: g.activation("attn", qw, Rows::Tokens),
-            attrs: AttnShape { n_heads: nh, n_kv_heads: nkv, head_dim: hd, max_seq },
-            rope: RopeAttrs {
-                n_q_heads: nh,
-                n_kv_heads: nkv,
-                head_dim: hd,
-                rotary_dim: hd,
-                interleaved: c.interleaved,
-                max_pos: max_seq,
-            },
+            attrs: shape.0,
+            rope: shape.1,
             scale: 1.0 / (hd as f32).sqrt(),
         };
         let partials = g.activation("o_partials", (qw / 32) * hidden, Rows::One);

@@ -7,11 +7,11 @@
 
 mod common;
 
-use common::one_token::f32t;
+use common::one_token::{attn_shape, f32t};
 use common::{assert_close, gpu, randn, rng, rope_table};
 use gerbil::gpu::KernelId;
 use gerbil::graph::dispatch::Dim;
-use gerbil::graph::ir::{AttentionDecode, AttnShape, RopeAttrs};
+use gerbil::graph::ir::AttentionDecode;
 use gerbil::graph::{Graph, Op, Plan, PlanOptions, Rows, TensorId};
 use gerbil::reference;
 
@@ -29,6 +29,7 @@ const SHAPES: [(usize, usize, usize, bool); 3] = [(9, 3, 64, false), (4, 2, 32, 
 fn layer(r: &mut rand::rngs::StdRng, g: &mut Graph, i: usize, pos: usize, max_seq: usize) -> Layer {
     let (nh, nkv, hd, qk_norm) = SHAPES[i];
     let (qw, kvw) = (nh * hd, nkv * hd);
+    let shape = attn_shape(nh, nkv, hd, max_seq, false);
     let table = rope_table(max_seq, hd);
     let mut cache = reference::KvCache::new(nkv, max_seq, hd);
     cache.append(&randn(r, pos * kvw), &randn(r, pos * kvw), 0);
@@ -46,15 +47,8 @@ fn layer(r: &mut rand::rngs::StdRng, g: &mut Graph, i: usize, pos: usize, max_se
         k_cache: f32t(g, &name("k_cache"), &cache.k, hd),
         v_cache: f32t(g, &name("v_cache"), &cache.v, hd),
         out,
-        attrs: AttnShape { n_heads: nh, n_kv_heads: nkv, head_dim: hd, max_seq },
-        rope: RopeAttrs {
-            n_q_heads: nh,
-            n_kv_heads: nkv,
-            head_dim: hd,
-            rotary_dim: hd,
-            interleaved: false,
-            max_pos: max_seq,
-        },
+        attrs: shape.0,
+        rope: shape.1,
         scale: 1.0 / (hd as f32).sqrt(),
     };
     g.push(Op::AttentionDecode(op));

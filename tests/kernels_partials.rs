@@ -6,11 +6,9 @@
 
 mod common;
 
-use common::one_token::{f32t, int4_pair, run, tensor};
+use common::one_token::{attn_shape, f32t, int4_pair, run, tensor};
 use common::{assert_close, gpu, randn, rng, rope_table};
-use gerbil::graph::ir::{
-    AttentionDecode, AttnShape, Epilogue, FusedMatvec, MatOut, MlpPartials, NormPrologue, PartialsIn, RopeAttrs,
-};
+use gerbil::graph::ir::{AttentionDecode, Epilogue, FusedMatvec, MatOut, MlpPartials, NormPrologue, PartialsIn};
 use gerbil::graph::{Graph, Op, Plan, Rows, TensorId};
 use gerbil::reference;
 
@@ -115,6 +113,7 @@ fn attention_partials_and_their_consumer_match_attention_then_o_proj() {
     // one word a head with group 64 (a group spans two heads), 4 words a head.
     for (nh, nkv, hd, pos, group) in [(9, 3, 64, 37, 32), (4, 2, 32, 5, 64), (2, 1, 128, 300, 32)] {
         let max_seq = pos + 8;
+        let shape = attn_shape(nh, nkv, hd, max_seq, false);
         let (qw, kvw) = (nh * hd, nkv * hd);
         let hidden = 96;
         let table: Vec<f32> = rope_table(max_seq, hd).concat();
@@ -135,15 +134,8 @@ fn attention_partials_and_their_consumer_match_attention_then_o_proj() {
                 k_cache: f32t(g, "k_cache", &k_cache, hd),
                 v_cache: f32t(g, "v_cache", &v_cache, hd),
                 out: g.activation("attn", qw, Rows::Tokens),
-                attrs: AttnShape { n_heads: nh, n_kv_heads: nkv, head_dim: hd, max_seq },
-                rope: RopeAttrs {
-                    n_q_heads: nh,
-                    n_kv_heads: nkv,
-                    head_dim: hd,
-                    rotary_dim: hd,
-                    interleaved: false,
-                    max_pos: max_seq,
-                },
+                attrs: shape.0,
+                rope: shape.1,
                 scale: 1.0 / (hd as f32).sqrt(),
             };
             let rt = f32t(g, "resid", &resid, hidden);

@@ -84,10 +84,14 @@ fn decode_dispatch_list_snapshots() {
 /// Decodes 32 greedy steps after the fixture prompt; returns tokens and logits.
 fn run(m: &TextModel) -> (Vec<u32>, Vec<Vec<f32>>) {
     let prompt: Vec<u32> = m.tokenizer.as_ref().unwrap().encode("The old fisherman walks down to", false).unwrap();
-    let mut s = Session::new(m, SessionOptions::default()).unwrap();
-    s.prefill(&prompt).unwrap();
+    greedy(&mut Session::new(m, SessionOptions::default()).unwrap(), &prompt, 32)
+}
+
+/// Prefills `prompt`, then decodes `steps` greedy steps; returns tokens and logits.
+fn greedy(s: &mut Session, prompt: &[u32], steps: usize) -> (Vec<u32>, Vec<Vec<f32>>) {
+    s.prefill(prompt).unwrap();
     let (mut toks, mut logits) = (vec![s.next_token().unwrap()], vec![]);
-    for _ in 0..32 {
+    for _ in 0..steps {
         s.decode_step().unwrap();
         toks.push(s.next_token().unwrap());
         logits.push(s.logits().unwrap());
@@ -192,14 +196,7 @@ fn split_attention_matches_unfused_past_256_positions() {
         let split = grid_y(KernelId::AttentionDecodeO).or(grid_y(KernelId::AttentionDecode));
         let most = gerbil::graph::dispatch::Dim::KvSplits { log2: 7, most: 3, max_seq: 320, heads: 4, per_row: false };
         assert_eq!(split, Some(most), "attention split over up to ceil(320 / 128)");
-        s.prefill(&prompt).unwrap();
-        let (mut toks, mut logits) = (vec![s.next_token().unwrap()], vec![]);
-        for _ in 0..24 {
-            s.decode_step().unwrap();
-            toks.push(s.next_token().unwrap());
-            logits.push(s.logits().unwrap());
-        }
-        (toks, logits)
+        greedy(&mut s, &prompt, 24)
     };
     for name in ["qwen3", "llama3_rope", "lfm2"] {
         let (t0, l0) = run_long(&long(name, FusionConfig::none()));

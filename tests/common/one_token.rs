@@ -1,6 +1,7 @@
 //! Building and running one-token decode graphs by hand (the partial-sum kernel tests): bound
 //! tensors, an INT4 matrix shared by two graphs (fused and unfused), a plan run at a position.
 
+use gerbil::graph::ir::{AttnShape, RopeAttrs};
 use gerbil::graph::{DeviceTensor, Graph, Plan, PlanOptions, TensorId};
 use gerbil::weights::int4::Int4Matrix;
 use rand::rngs::StdRng;
@@ -38,4 +39,12 @@ pub fn run(g: Graph, pos0: usize) -> Plan {
 /// The tensor labelled `label` in a plan's graph.
 pub fn tensor(p: &Plan, label: &str) -> TensorId {
     TensorId(p.graph.tensors.iter().position(|t| t.label == label).unwrap() as u32)
+}
+
+/// The attention shape and a rotary embedding over the whole head of `nh` q / `nkv` kv heads.
+pub fn attn_shape(nh: usize, nkv: usize, hd: usize, max_seq: usize, interleaved: bool) -> (AttnShape, RopeAttrs) {
+    (
+        AttnShape { n_heads: nh, n_kv_heads: nkv, head_dim: hd, max_seq },
+        RopeAttrs { n_q_heads: nh, n_kv_heads: nkv, head_dim: hd, rotary_dim: hd, interleaved, max_pos: max_seq },
+    )
 }
