@@ -3,7 +3,7 @@
 // one per batched sequence (attention_rows), or one followed by this head's partial
 // rows of o_proj (attention_decode_o).
 //
-// One-token decode splits a long context (flash-decoding): grid.y workgroups per head each
+// Decode splits a long context (flash-decoding): several workgroups per head (and row) each
 // take one span of the positions, so a head's chain of cache round trips is as short as at
 // a small context instead of growing with it. Each split leaves its unnormalised output and
 // (max, sum) in `scratch`; the last of a head's splits to finish (an atomic ticket: no
@@ -34,8 +34,8 @@ struct Step { n_tokens: u32, pos0: u32, kv_len: u32, pad0: u32 }
 
 // Flag bits, compiled in as a pipeline constant (the same bits are in p.flags): the
 // library's QK_NORM, INTERLEAVED, PREPARED in bits 0-2; attention_decode_o only:
-// log2(o_proj group / 32) in bits 4-5, o_proj outputs / 4 in bits 8-20; attention_decode and
-// attention_decode_o: log2 of the fewest positions a split takes in bits 24-27 (0: no splits).
+// log2(o_proj group / 32) in bits 4-5, o_proj outputs / 4 in bits 8-20; every entry: log2 of
+// the positions a split takes in bits 24-27 (0: no splits).
 override FLAGS: u32 = 0u;
 fn attn_flags() -> u32 { return FLAGS & 7u; }
 fn o_group() -> u32 { return 32u << ((FLAGS >> 4u) & 3u); }

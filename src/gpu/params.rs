@@ -243,8 +243,8 @@ pub mod attn_decode {
     pub const O_QUADS_SHIFT: u32 = 8;
     /// `attention_qkv_o.wgsl`: QK_NORM and INTERLEAVED sit at this bit, above the matvec core's.
     pub const QKV_ATTN_SHIFT: u32 = 26;
-    /// One-token decode (`attention_decode`, `attention_decode_o`): log2 of the fewest positions a
-    /// flash-decoding split takes, at this bit (0: one workgroup per head).
+    /// Decode (`attention_decode`, `attention_decode_o`, `attention_rows`): log2 of the positions a
+    /// flash-decoding split takes, at this bit (0: one workgroup per head and row).
     pub const SPLIT_SHIFT: u32 = 24;
     /// The kernel's split scratch holds this many tickets; a head takes at most this many splits.
     pub const MAX_TICKETS: usize = 256;

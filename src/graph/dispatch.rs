@@ -54,11 +54,7 @@ impl Dim {
                 } else {
                     len.div_ceil(1 << log2).min(most).min((SPLIT_MAX_WORKGROUPS / (heads * rows)).max(1))
                 };
-                if per_row {
-                    rows * splits
-                } else {
-                    splits
-                }
+                rows * splits
             }
         }
     }

@@ -62,6 +62,7 @@ fn splits(a: AttnShape, per_row: bool) -> (Dim, u32, Bind) {
     // tickets, fewer than the kernel's MAX_TICKETS) are ever in use.
     let records = SPLIT_MAX_WORKGROUPS as usize * (a.head_dim / 4 + 1) * 16;
     let scratch = Bind::Scratch(SCRATCH_TICKETS + records as u32);
+    // No splits where max_seq needs none or the workgroup cap leaves a head fewer than two.
     if most <= 1 || heads * 2 > SPLIT_MAX_WORKGROUPS {
         let rows = if per_row { Dim::TOKENS } else { Dim::Fixed(1) };
         return (rows, 0, scratch);

@@ -320,14 +320,14 @@ fn resolve<'a>(
     graph: &'a Graph,
     a: &Assignment,
     pool: &'a [wgpu::Buffer],
-    // The dummy, the unused-output dummy, the split scratch.
-    dummies: [&'a wgpu::Buffer; 3],
+    // The plan's own buffers: the dummy, the unused-output dummy, the split scratch.
+    own: [&'a wgpu::Buffer; 3],
     b: Bind,
 ) -> Result<&'a wgpu::Buffer, PlanError> {
     let t = match b {
-        Bind::Dummy => return Ok(dummies[0]),
-        Bind::DummyOut => return Ok(dummies[1]),
-        Bind::Scratch(_) => return Ok(dummies[2]),
+        Bind::Dummy => return Ok(own[0]),
+        Bind::DummyOut => return Ok(own[1]),
+        Bind::Scratch(_) => return Ok(own[2]),
         Bind::Tensor(t) | Bind::Q(t) | Bind::Sm(t) => t,
     };
     let desc = graph.desc(t);
