@@ -12,6 +12,11 @@
 //   argmax_reduce  stage 2: one workgroup per row reduces the `blocks` pairs
 //                  (src = stage 1's dst) to the token. A 248k vocabulary is 122
 //                  blocks: the scan runs on 122 workgroups instead of one.
+//   argmax_reduce_advance  stage 2 of a one-token decode plan, which then moves the
+//                  step on by one position (step_rw, the plan's Step buffer; binding 1
+//                  then holds a one-token copy, as one buffer cannot be bound both ways).
+//                  The next decode step then needs no Step write from the CPU: a staging
+//                  copy ahead of its pass, measured at ~15 us of a ~950 us SmolLM2 step.
 
 struct Params { n: u32, flags: u32, blocks: u32, pad1: u32 }
 struct Step { n_tokens: u32, pos0: u32, kv_len: u32, pad0: u32 }
@@ -20,6 +25,8 @@ struct Step { n_tokens: u32, pos0: u32, kv_len: u32, pad0: u32 }
 @group(0) @binding(1) var<uniform> step: Step;
 @group(0) @binding(2) var<storage, read> src: array<u32>;
 @group(0) @binding(3) var<storage, read_write> dst: array<u32>;
+// argmax_reduce_advance only: [n_tokens, pos0, kv_len, pad0].
+@group(0) @binding(4) var<storage, read_write> step_rw: array<u32, 4>;
 
 const WG: u32 = 256u;
 const BLOCK: u32 = 2048u;
@@ -103,23 +110,38 @@ fn argmax_blocks(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgrou
     }
 }
 
-// grid: (1, 1), or (1, rows) with flags & 4
-@compute @workgroup_size(256)
-fn argmax_reduce(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wg: vec3<u32>) {
-    var prow = 0u;
-    if ((p.flags & 4u) != 0u) { prow = wg.y; }
+// Stage 2 for logits row `prow` (every invocation calls it: barriers).
+fn reduce_row(t: u32, prow: u32) {
     // (Rows past the step are never dispatched; the check also keeps `step` in the bind group layout.)
     if (prow >= step.n_tokens) { return; }
     var bv = bitcast<f32>(0xff800000u);
     var bi = NONE;
-    for (var b = lid.x; b < p.blocks; b += WG) {
+    for (var b = t; b < p.blocks; b += WG) {
         let o = (prow * p.blocks + b) * 2u;
         let v = bitcast<f32>(src[o]);
         let i = src[o + 1u];
         if (better(v, i, bv, bi)) { bv = v; bi = i; }
     }
-    reduce(lid.x, bv, bi);
-    if (lid.x == 0u) {
+    reduce(t, bv, bi);
+    if (t == 0u) {
         dst[prow] = token_of(best_i[0]);
+    }
+}
+
+// grid: (1, 1), or (1, rows) with flags & 4
+@compute @workgroup_size(256)
+fn argmax_reduce(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wg: vec3<u32>) {
+    var prow = 0u;
+    if ((p.flags & 4u) != 0u) { prow = wg.y; }
+    reduce_row(lid.x, prow);
+}
+
+// grid: (1, 1)
+@compute @workgroup_size(256)
+fn argmax_reduce_advance(@builtin(local_invocation_id) lid: vec3<u32>) {
+    reduce_row(lid.x, 0u);
+    if (lid.x == 0u) {
+        step_rw[1] += 1u;
+        step_rw[2] += 1u;
     }
 }

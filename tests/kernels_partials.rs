@@ -8,7 +8,9 @@ mod common;
 
 use common::one_token::{attn_shape, f32t, int4_pair, run, tensor};
 use common::{assert_close, gpu, randn, rng, rope_table};
-use gerbil::graph::ir::{AttentionDecode, Epilogue, FusedMatvec, MatOut, MlpPartials, NormPrologue, PartialsIn};
+use gerbil::graph::ir::{
+    AttentionDecode, Epilogue, FusedMatvec, MatOut, MlpPartials, NormPrologue, PartialsIn, PartialsNorm,
+};
 use gerbil::graph::{Graph, Op, Plan, Rows, TensorId};
 use gerbil::reference;
 
@@ -103,6 +105,70 @@ fn mlp_partials_and_their_consumer_match_the_unfused_layer() {
         let scale = rms * (inter as f32).sqrt();
         same_as_unfused(&what("h"), &h, &pu.read_f32(h_u, k).unwrap(), scale);
         same_as_unfused(&what("y"), &pf.read_f32(y_f, n_next).unwrap(), &pu.read_f32(y_u, n_next).unwrap(), scale);
+    }
+}
+
+/// A decoder's last MLP: its partial rows summed with the residual by the final norm's kernel
+/// (partials_norm.wgsl) instead of [down matvec] [add_rmsnorm].
+#[test]
+fn mlp_partials_into_the_final_norm_match_down_then_add_rmsnorm() {
+    let mut r = rng("partials_norm");
+    // (width, intermediate, group, (1 + w) norm): SmolLM2's last layer (48 words), one word, group 64.
+    for (k, inter, group, add_unit) in [(576, 1536, 32, false), (64, 32, 32, true), (128, 256, 64, false)] {
+        let (x, resid) = (randn(&mut r, k), randn(&mut r, k));
+        let (nw, fw) = (randn(&mut r, k), randn(&mut r, k));
+        let (mut u, mut f) = (Graph::default(), Graph::default());
+        let ([gate_u, gate_f], gd) = int4_pair(&mut r, [&mut u, &mut f], "gate", inter, k, group);
+        let ([up_u, up_f], ud) = int4_pair(&mut r, [&mut u, &mut f], "up", inter, k, group);
+        let ([down_u, down_f], dd) = int4_pair(&mut r, [&mut u, &mut f], "down", k, inter, group);
+        let io = |g: &mut Graph| {
+            let xt = f32t(g, "x", &x, k);
+            let rt = f32t(g, "resid", &resid, k);
+            let n1 = NormPrologue { weight: f32t(g, "norm", &nw, k), eps: 1e-5, add_unit: false };
+            let fwt = f32t(g, "final_norm", &fw, k);
+            let (sum, out) = (g.activation("sum", k, Rows::Tokens), g.activation("out", k, Rows::Tokens));
+            g.outputs.extend([sum, out]);
+            (xt, rt, n1, fwt, sum, out)
+        };
+        // Unfused: norm + gate/up + SwiGLU; down; add + RMSNorm.
+        let (xt, rt, n1, fwt, sum_u, out_u) = io(&mut u);
+        let (sv, d) = (u.activation("s", inter, Rows::Tokens), u.activation("d", k, Rows::Tokens));
+        let unused = u.activation("unused", inter, Rows::Tokens);
+        let mats = vec![MatOut { w: gate_u, bias: None, out: unused }, MatOut { w: up_u, bias: None, out: unused }];
+        let fm = |x, norm, mats, epilogue| FusedMatvec { x, norm, gate: None, partials_in: None, mats, epilogue };
+        u.push(Op::FusedMatvec(fm(xt, Some(n1), mats, Epilogue::SwiGlu { out: sv })));
+        u.push(Op::FusedMatvec(fm(sv, None, single(down_u, d), Epilogue::None)));
+        u.push(Op::AddRmsNorm { a: rt, b: d, weight: fwt, sum: sum_u, out: out_u, eps: 1e-5, add_unit });
+        // Fused: the MLP kernel's partial rows, summed and normed in one workgroup.
+        let (xt, rt, n1, fwt, sum_f, out_f) = io(&mut f);
+        let words = inter / 32;
+        let partials = f.activation("partials", words * k, Rows::One);
+        let mlp =
+            MlpPartials { x: xt, partials_in: None, norm: Some(n1), gate: gate_f, up: up_f, down: down_f, partials };
+        f.push(Op::MlpPartials(mlp));
+        let partials_in = PartialsIn { partials, words, resid: rt };
+        f.push(Op::PartialsNorm(PartialsNorm {
+            partials_in,
+            weight: fwt,
+            sum: sum_f,
+            out: out_f,
+            eps: 1e-5,
+            add_unit,
+        }));
+        let (pu, pf) = (run(u, 0), run(f, 0));
+        let xn = reference::rmsnorm(&x, &nw, k, 1e-5, false);
+        let s_ref = reference::swiglu(&reference::matmul(&xn, &gd, None, k), &reference::matmul(&xn, &ud, None, k));
+        let rms = (s_ref.iter().map(|v| v * v).sum::<f32>() / inter as f32).sqrt();
+        let tol = 2e-5 * (inter as f32).sqrt() * rms.max(1.0);
+        let what = |s: &str| format!("{s} k={k} inter={inter} group={group} add_unit={add_unit}");
+        let want_sum = reference::add(&resid, &reference::matmul(&s_ref, &dd, None, inter));
+        let sum = pf.read_f32(sum_f, k).unwrap();
+        assert_close(&what("residual sum"), &sum, &want_sum, tol, 1e-4);
+        let out = pf.read_f32(out_f, k).unwrap();
+        assert_close(&what("normed"), &out, &reference::rmsnorm(&sum, &fw, k, 1e-5, add_unit), 1e-5, 1e-5);
+        let scale = rms * (inter as f32).sqrt();
+        same_as_unfused(&what("sum"), &sum, &pu.read_f32(sum_u, k).unwrap(), scale);
+        same_as_unfused(&what("out"), &out, &pu.read_f32(out_u, k).unwrap(), 1.0);
     }
 }
 

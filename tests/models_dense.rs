@@ -144,3 +144,30 @@ fn pipelined_generate_matches_reference() {
     let mut fresh = Session::new(&model, SessionOptions::default()).unwrap();
     assert_eq!(got, fresh.generate(&r.prompt[..r.prompt.len() - 1], 3, |_| true).unwrap(), "a shorter prompt");
 }
+
+/// A one-token decode plan moves its own position on (its last kernel, ArgmaxReduceAdvance), so
+/// consecutive steps write no Step uniform; a step anywhere else still gets its position written.
+#[test]
+fn decode_plan_moves_its_position_on() {
+    let r = reference("qwen3");
+    let model =
+        TextModel::load(&gpu(), &fixture("qwen3"), LoadOptions { format: F32, max_context: 64, ..Default::default() })
+            .unwrap();
+    let s = Session::new(&model, SessionOptions::default()).unwrap();
+    let plan = s.decode_plan();
+    assert!(plan.advances_step());
+    let at = |pos: usize| {
+        plan.run(1, pos);
+        let st = plan.read_step().unwrap();
+        (st.n_tokens, st.pos0, st.kv_len)
+    };
+    // In order: each step leaves the next position behind.
+    assert_eq!(at(7), (1, 8, 9));
+    assert_eq!(at(8), (1, 9, 10));
+    // Back, and forward past the next position: written.
+    assert_eq!(at(3), (1, 4, 5));
+    assert_eq!(at(20), (1, 21, 22));
+    // The greedy tokens of a whole generation (every step after the first unwritten) are the reference's.
+    let mut s = Session::new(&model, SessionOptions::default()).unwrap();
+    assert_eq!(s.generate(&r.prompt, r.generated.len(), |_| true).unwrap(), r.generated);
+}

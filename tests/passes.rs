@@ -238,12 +238,19 @@ fn new_passes_fire() {
     assert_eq!(count("qwen3", d, "attention_partials"), 2);
     assert_eq!(count("llama", d, "mlp_partials"), 2);
     assert_eq!(count("llama", d, "attention_partials"), 0);
+    // Without norm_matvec every down projection feeds an add + norm (the last, the final norm): the
+    // MLP kernel leaves its partial rows to a PartialsNorm in place of [down] [add_rmsnorm].
+    let nm = FusionConfig { norm_matvec: false, ..d };
+    assert_eq!(count("qwen3", nm, "mlp_partials"), 2);
+    assert_eq!(count("llama", nm, "mlp_partials"), 2);
     // The MLP kernel and the fused attention replace the separate down and o_proj matvecs.
     let kernels = |cfg| -> Vec<KernelId> {
         let s = Session::new(&model("qwen3", cfg), SessionOptions::default()).unwrap();
         s.decode_plan().dispatch_specs().map(|d| d.kernel).collect()
     };
     let n = |ks: &[KernelId], k: KernelId| ks.iter().filter(|x| **x == k).count();
+    assert_eq!(n(&kernels(nm), KernelId::PartialsNorm), 2);
+    assert_eq!(n(&kernels(nm), KernelId::AddRmsNorm), 0);
     let ks = kernels(d);
     assert_eq!(n(&ks, KernelId::MatvecMlpInt4), 2);
     assert_eq!(n(&ks, KernelId::AttentionDecodeO), 2);

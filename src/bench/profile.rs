@@ -77,10 +77,11 @@ pub fn plan_step(plan: &Plan, n_tokens: usize, pos: usize, steps: usize) -> Opti
             totals[i] += ticks[i + 1].saturating_sub(ticks[i]) as f64 * period / 1e3;
         }
     }
-    // Steady-state wall time per step without timestamps or readback.
+    // Steady-state wall time per step without timestamps or readback; a plan that moves its
+    // position on itself runs on through the positions after `pos`, as decoding does.
     let t0 = Instant::now();
-    for _ in 0..steps {
-        plan.run(n_tokens, pos);
+    for i in 0..steps {
+        plan.run(n_tokens, if plan.advances_step() { pos + i } else { pos });
     }
     let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
     let wall = t0.elapsed().as_secs_f64() / steps as f64;

@@ -28,6 +28,7 @@ fn binding(plan: &Plan, b: &Bind) -> serde_json::Value {
     let (t, part) = match b {
         Bind::Dummy | Bind::DummyOut => return serde_json::json!({"label": "(unused)", "bytes": 16}),
         Bind::Scratch(bytes) => return serde_json::json!({"label": "(split scratch)", "bytes": bytes}),
+        Bind::Step => return serde_json::json!({"label": "(step)", "bytes": 16}),
         Bind::Tensor(t) => (*t, ""),
         Bind::Q(t) => (*t, ".q"),
         Bind::Sm(t) => (*t, ".sm"),

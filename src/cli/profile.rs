@@ -134,6 +134,13 @@ fn print_ablation(a: &crate::bench::ablation::Ablation) {
         a.floor_alternating_us
     );
     println!("full step with its Step uniform written before each submission: {:.1} us", a.step_written_us);
+    if let (Some(full), Some(floor)) = (a.gpu_full_us, a.gpu_floor_alternating_us) {
+        println!(
+            "GPU time of one step's pass (timestamps at its start and end): full step {full:.1} us | empty floor, two \
+             kernels alternating, {floor:.1} us ({:.2} us a dispatch)",
+            floor / a.dispatches as f64
+        );
+    }
     println!("{:<18} {:>6} {:>5} {:>12} {:>12}", "only kernel", "flags", "count", "wall us", "us each");
     for k in &a.kernels {
         let (kernel, flags) = (format!("{:?}", k.kernel), format!("{:#x}", k.flags));

@@ -62,6 +62,18 @@ impl Gpu {
         self.uniform_bytes(label, bytemuck::bytes_of(value))
     }
 
+    /// A plan's Step buffer: a uniform that the last kernel of a one-token decode plan also
+    /// writes as storage (moving the position on), readable back for tests.
+    pub fn step_buffer<T: bytemuck::Pod>(&self, label: &str, value: &T) -> wgpu::Buffer {
+        let bytes = bytemuck::bytes_of(value);
+        self.alloc.add(bytes.len() as u64);
+        self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(label),
+            contents: bytes,
+            usage: wgpu::BufferUsages::UNIFORM | STORAGE,
+        })
+    }
+
     /// A uniform buffer holding `bytes` (e.g. an arena of params structs).
     pub fn uniform_bytes(&self, label: &str, bytes: &[u8]) -> wgpu::Buffer {
         self.alloc.add(bytes.len() as u64);

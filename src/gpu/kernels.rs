@@ -47,6 +47,8 @@ pub enum KernelId {
     SplitCols,
     ArgmaxBlocks,
     ArgmaxReduce,
+    /// `ArgmaxReduce` of a one-token decode plan, moving the plan's step position on by one.
+    ArgmaxReduceAdvance,
     GatedDeltaChunked,
     Snake,
     WavenetGate,
@@ -67,6 +69,8 @@ pub enum KernelId {
     MatvecMlpInt4,
     /// Decode attention followed by the head's per-word partials of o_proj.
     AttentionDecodeO,
+    /// The residual sum of a matvec's per-word partial rows, then the RMSNorm (`Op::PartialsNorm`).
+    PartialsNorm,
     /// `AttentionDecodeO` with the q / k / v matvec (and its norm, partial-row sum) computed per head first.
     AttentionQkvO,
 }
@@ -123,10 +127,12 @@ pub fn uses_erf(source: &str) -> bool {
     source.contains("erf_as(") && !source.contains("fn erf_as(")
 }
 
+/// The kernels built on `matvec_int4_core.wgsl` (partials_norm.wgsl: its prologues alone).
 const fn is_int4_matvec(file: &str) -> bool {
     matches!(file.as_bytes(), [b'm', b'a', b't', b'v', b'e', b'c', b'_', b'i', b'n', b't', b'4', ..])
         || matches!(file.as_bytes(), [b'm', b'a', b't', b'v', b'e', b'c', b'_', b'f', b'u', b's', b'e', b'd', ..])
         || matches!(file.as_bytes(), [b'm', b'a', b't', b'v', b'e', b'c', b'_', b'm', b'l', b'p', ..])
+        || matches!(file.as_bytes(), b"partials_norm.wgsl")
 }
 
 /// The kernels built on `attention_decode_core.wgsl`.
@@ -241,6 +247,7 @@ impl KernelId {
         KernelId::SplitCols,
         KernelId::ArgmaxBlocks,
         KernelId::ArgmaxReduce,
+        KernelId::ArgmaxReduceAdvance,
         KernelId::GatedDeltaChunked,
         KernelId::Snake,
         KernelId::WavenetGate,
@@ -260,6 +267,7 @@ impl KernelId {
         KernelId::MatvecMlpInt4,
         KernelId::AttentionDecodeO,
         KernelId::AttentionQkvO,
+        KernelId::PartialsNorm,
     ];
 
     pub fn source(self) -> KernelSource {
@@ -286,6 +294,7 @@ impl KernelId {
             KernelId::AttentionDecodeO => src!("attention_decode.wgsl", "attention_decode_o", AttentionDecodeParams),
             KernelId::AttentionQkvO => src!("attention_qkv_o.wgsl", "attention_qkv_o", AttentionQkvParams),
             KernelId::MatvecMlpInt4 => src!("matvec_mlp_int4.wgsl", "matvec_mlp_int4", FusedMatvecParams),
+            KernelId::PartialsNorm => src!("partials_norm.wgsl", "partials_norm", FusedMatvecParams),
             KernelId::ShortConv => src!("short_conv.wgsl", "short_conv", ShortConvParams),
             KernelId::ConvStateUpdate => src!("conv_state_update.wgsl", "conv_state_update", ShortConvParams),
             KernelId::ShortConvUpdate => src!("short_conv_update.wgsl", "short_conv_update", ShortConvParams),
@@ -309,6 +318,7 @@ impl KernelId {
             KernelId::SplitCols => src!("split_cols.wgsl", "split_cols", SplitParams),
             KernelId::ArgmaxBlocks => src!("argmax.wgsl", "argmax_blocks", ArgmaxParams),
             KernelId::ArgmaxReduce => src!("argmax.wgsl", "argmax_reduce", ArgmaxParams),
+            KernelId::ArgmaxReduceAdvance => src!("argmax.wgsl", "argmax_reduce_advance", ArgmaxParams),
             KernelId::GatedDeltaChunked => src!("gated_delta_chunked.wgsl", "gated_delta_chunked", DeltaParams),
             KernelId::Snake => src!("snake.wgsl", "snake", SnakeParams),
             KernelId::WavenetGate => src!("wavenet_gate.wgsl", "wavenet_gate", SnakeParams),

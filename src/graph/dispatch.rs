@@ -87,6 +87,9 @@ pub enum Bind {
     /// The plan's scratch for split decode attention, of at least this many bytes (one buffer
     /// for every dispatch of the plan, which run one after another; zeroed when created).
     Scratch(u32),
+    /// The plan's Step buffer, writable (`ArgmaxReduceAdvance`); binding 1 of that dispatch then
+    /// holds a one-token copy, since one buffer cannot be bound as uniform and storage together.
+    Step,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -292,6 +295,7 @@ pub fn select_one(
         }
         Op::FusedMatvec(ref f) => matvec::fused(graph, f, index, max_tokens).map_err(err)?,
         Op::MlpPartials(ref m) => partials::mlp(graph, m, max_tokens, index).map_err(err)?,
+        Op::PartialsNorm(ref n) => partials::partials_norm(graph, n, max_tokens, index).map_err(err)?,
         Op::AttentionPartials { ref attn, o_proj, partials: part } => {
             partials::attention_o(graph, attn, o_proj, part, index).map_err(err)?
         }
@@ -380,7 +384,15 @@ pub fn select_one(
             let fl = if per_row { flags::PER_ROW } else { 0 };
             let p = params::ArgmaxParams { n: n as u32, flags: fl, blocks: blocks as u32, pad1: 0 };
             let grid = Grid { x: Dim::Fixed(1), y: if per_row { Dim::TOKENS } else { Dim::Fixed(1) } };
-            spec(KernelId::ArgmaxReduce, bytes(p), vec![Bind::Tensor(partials), Bind::Tensor(out)], grid)
+            let mut b = vec![Bind::Tensor(partials), Bind::Tensor(out)];
+            // A one-token plan's sampled token is the next step's input, one position on: the
+            // kernel moves the position on itself (`Plan::set_step` then writes nothing).
+            if max_tokens == 1 && !per_row {
+                b.push(Bind::Step);
+                spec(KernelId::ArgmaxReduceAdvance, bytes(p), b, grid)
+            } else {
+                spec(KernelId::ArgmaxReduce, bytes(p), b, grid)
+            }
         }
         Op::SplitCols { x, ref outs } => {
             if outs.is_empty() || outs.len() > 4 {

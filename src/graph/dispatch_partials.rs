@@ -7,7 +7,8 @@
 use super::dispatch::{bytes, Bind, Dim, DispatchSpec, Grid};
 use super::dispatch_attention as attention;
 use super::ir::{
-    AttentionDecode, DeviceTensor, Epilogue, FusedMatvec, Graph, MlpPartials, PartialsIn, Storage, TensorId,
+    AttentionDecode, DeviceTensor, Epilogue, FusedMatvec, Graph, MlpPartials, PartialsIn, PartialsNorm, Storage,
+    TensorId,
 };
 use crate::gpu::params::{self, fused};
 use crate::gpu::KernelId;
@@ -121,6 +122,23 @@ pub fn mlp(graph: &Graph, m: &MlpPartials, max_tokens: usize, index: usize) -> R
         grid,
         flags: p.flags,
     })
+}
+
+/// `Op::PartialsNorm`: `partials_norm.wgsl`, one workgroup.
+pub fn partials_norm(graph: &Graph, n: &PartialsNorm, max_tokens: usize, index: usize) -> Result<DispatchSpec, String> {
+    let (pi, k) = (&n.partials_in, graph.width(n.sum));
+    check_words(graph, pi, k, max_tokens)?;
+    if graph.width(n.out) != k || graph.width(n.weight) != k {
+        return Err(format!("sum, out and weight are not all {k} wide"));
+    }
+    let mut flags = fused::NORM | fused::PARTIALS_IN | (pi.words as u32) << fused::PARTIALS_SHIFT;
+    if n.add_unit {
+        flags |= fused::ADD_UNIT;
+    }
+    let p = params::FusedMatvecParams { k: k as u32, group: 32, flags, eps: n.eps, ..Default::default() };
+    let bindings = [pi.partials, n.weight, pi.resid, n.sum, n.out].map(Bind::Tensor).to_vec();
+    let grid = Grid { x: Dim::Fixed(1), y: Dim::Fixed(1) };
+    Ok(DispatchSpec { kernel: KernelId::PartialsNorm, op_index: index, params: bytes(p), bindings, grid, flags })
 }
 
 /// `Op::AttentionPartials`: `attention_decode.wgsl`'s `attention_decode_o`.

@@ -4,7 +4,7 @@
 //! dependent dispatch costs ~4-5 us inside one pass but 17-20 us with a pass each.
 
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use super::alloc::{self, Assignment};
 use super::dispatch::{self, Bind, Dim, DispatchSpec, SelectError};
@@ -20,6 +20,8 @@ pub enum PlanError {
     Gpu(#[from] GpuError),
     #[error("tensor '{0}' is read before any op writes it")]
     Unwritten(String),
+    #[error("{0} moves the step on but is not the plan's last dispatch")]
+    StepWriter(&'static str),
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -43,6 +45,12 @@ pub struct Plan {
     pub assignment: Assignment,
     pool: Vec<wgpu::Buffer>,
     step: wgpu::Buffer,
+    /// What `step` holds once the work submitted so far has run: `set_step` writes only a
+    /// different value, and a step whose last kernel moves the position on (`advances`) moves
+    /// this copy on when it is encoded.
+    step_ahead: Mutex<Step>,
+    /// The plan ends with `ArgmaxReduceAdvance` (one-token decode).
+    advances: bool,
     dispatches: Vec<Dispatch>,
     pub max_tokens: usize,
     /// The cache length after the step set last (`set_step`): grids that follow the context
@@ -87,7 +95,9 @@ impl Plan {
             gpu.check_binding(&format!("activation slot {i}"), *bytes)?;
             pool.push(gpu.storage(&format!("act{i}"), *bytes));
         }
-        let step = gpu.uniform_from("step", &Step::default());
+        let step = gpu.step_buffer("step", &Step::default());
+        // Binding 1 of the dispatch that writes `step` (Bind::Step): a one-token step's values.
+        let step_copy = gpu.uniform_from("step_copy", &Step { n_tokens: 1, kv_len: 1, ..Default::default() });
         let dummy = gpu.storage("dummy", 16);
         let dummy_out = gpu.storage("dummy_out", 16);
         // One scratch serves every dispatch that asks for one: they run one after another.
@@ -111,8 +121,15 @@ impl Plan {
         }
         let arena = gpu.uniform_bytes("params", &arena);
 
+        let advances = specs.last().is_some_and(|s| s.bindings.contains(&Bind::Step));
+        let n_specs = specs.len();
         let mut dispatches = Vec::with_capacity(specs.len());
         for (spec, off) in specs.into_iter().zip(offsets) {
+            // Only a plan's last dispatch may move its step on (the others read the step in flight).
+            if spec.bindings.contains(&Bind::Step) && dispatches.len() + 1 != n_specs {
+                return Err(PlanError::StepWriter(spec.kernel.source().entry));
+            }
+            let writes_step = spec.bindings.contains(&Bind::Step);
             gpu.check_workgroup_memory(spec.kernel)?;
             let pipeline = gpu.pipeline(pipeline_key(gpu, &spec, opts.max_tokens));
             let layout = pipeline.get_bind_group_layout(0);
@@ -125,10 +142,13 @@ impl Plan {
                         size: wgpu::BufferSize::new(spec.params.len() as u64),
                     }),
                 },
-                wgpu::BindGroupEntry { binding: 1, resource: step.as_entire_binding() },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: if writes_step { step_copy.as_entire_binding() } else { step.as_entire_binding() },
+                },
             ];
             for (i, b) in spec.bindings.iter().enumerate() {
-                let buf = resolve(&graph, &assignment, &pool, [&dummy, &dummy_out, &scratch], *b)?;
+                let buf = resolve(&graph, &assignment, &pool, [&dummy, &dummy_out, &scratch, &step], *b)?;
                 entries.push(wgpu::BindGroupEntry { binding: 2 + i as u32, resource: buf.as_entire_binding() });
             }
             let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -144,6 +164,8 @@ impl Plan {
             assignment,
             pool,
             step,
+            step_ahead: Mutex::new(Step::default()),
+            advances,
             dispatches,
             max_tokens: opts.max_tokens,
             kv_len: AtomicU32::new(1),
@@ -151,7 +173,9 @@ impl Plan {
         })
     }
 
-    /// Sets the step's token count and first position (before the submit that runs it).
+    /// Sets the step's token count and first position (before the submit that runs it). Writes
+    /// the Step buffer only where it will not already hold these values: after a one-token step
+    /// whose last kernel moved the position on, the next position costs no write.
     pub fn set_step(&self, n_tokens: usize, pos0: usize) {
         assert!(
             n_tokens >= 1 && n_tokens <= self.max_tokens,
@@ -160,7 +184,33 @@ impl Plan {
         );
         let s = Step { n_tokens: n_tokens as u32, pos0: pos0 as u32, kv_len: (pos0 + n_tokens) as u32, pad0: 0 };
         self.kv_len.store(s.kv_len, Ordering::Relaxed);
-        self.gpu.queue.write_buffer(&self.step, 0, bytemuck::bytes_of(&s));
+        let mut ahead = self.step_ahead.lock().unwrap();
+        if *ahead != s {
+            self.gpu.queue.write_buffer(&self.step, 0, bytemuck::bytes_of(&s));
+            *ahead = s;
+        }
+    }
+
+    /// The Step buffer's values once the work submitted so far has run (blocking; tests).
+    pub fn read_step(&self) -> Result<Step, GpuError> {
+        let v = self.gpu.read_u32(&self.step, 4)?;
+        Ok(Step { n_tokens: v[0], pos0: v[1], kv_len: v[2], pad0: v[3] })
+    }
+
+    /// Whether the plan's last kernel moves its step position on by one.
+    pub fn advances_step(&self) -> bool {
+        self.advances
+    }
+
+    /// After recording a step whose last dispatch moves the position on: the Step buffer will
+    /// hold the next position, and the next grid follows it if nobody sets a step.
+    fn recorded(&self, advanced: bool) {
+        if advanced {
+            let mut ahead = self.step_ahead.lock().unwrap();
+            ahead.pos0 += 1;
+            ahead.kv_len += 1;
+            self.kv_len.store(ahead.kv_len, Ordering::Relaxed);
+        }
     }
 
     /// Batched decode: the longest cache any row of the next step reaches (its position + 1), which
@@ -190,6 +240,7 @@ impl Plan {
             let (x, y) = self.grid(&d.spec, n_tokens);
             pass.dispatch_workgroups(x, y, 1);
         }
+        self.recorded(self.advances);
     }
 
     /// Records only the dispatches `keep` accepts (timing ablations: the step's
@@ -200,12 +251,15 @@ impl Plan {
         n_tokens: usize,
         keep: impl Fn(&DispatchSpec) -> bool,
     ) {
+        let mut advanced = false;
         for d in self.dispatches.iter().filter(|d| keep(&d.spec)) {
             pass.set_pipeline(&d.pipeline);
             pass.set_bind_group(0, &d.bind_group, &[]);
             let (x, y) = self.grid(&d.spec, n_tokens);
             pass.dispatch_workgroups(x, y, 1);
+            advanced |= d.spec.bindings.contains(&Bind::Step);
         }
+        self.recorded(advanced);
     }
 
     /// Like `encode`, with a GPU timestamp before the first dispatch and after
@@ -219,6 +273,7 @@ impl Plan {
             pass.dispatch_workgroups(x, y, 1);
             pass.write_timestamp(qs, i as u32 + 1);
         }
+        self.recorded(self.advances);
     }
 
     /// Bytes of bound (weight-like) tensors each dispatch reads: the traffic
@@ -320,14 +375,15 @@ fn resolve<'a>(
     graph: &'a Graph,
     a: &Assignment,
     pool: &'a [wgpu::Buffer],
-    // The plan's own buffers: the dummy, the unused-output dummy, the split scratch.
-    own: [&'a wgpu::Buffer; 3],
+    // The plan's own buffers: the dummy, the unused-output dummy, the split scratch, the step.
+    own: [&'a wgpu::Buffer; 4],
     b: Bind,
 ) -> Result<&'a wgpu::Buffer, PlanError> {
     let t = match b {
         Bind::Dummy => return Ok(own[0]),
         Bind::DummyOut => return Ok(own[1]),
         Bind::Scratch(_) => return Ok(own[2]),
+        Bind::Step => return Ok(own[3]),
         Bind::Tensor(t) | Bind::Q(t) | Bind::Sm(t) => t,
     };
     let desc = graph.desc(t);

@@ -149,6 +149,9 @@ pub enum Op {
     /// `sum = a + b; out = RMSNorm(sum)` (one row of `dim` per token): the
     /// residual add fused with the next norm, writing both.
     AddRmsNorm { a: TensorId, b: TensorId, weight: TensorId, sum: TensorId, out: TensorId, eps: f32, add_unit: bool },
+    /// Decode: `AddRmsNorm` whose addend is a matvec's per-word partial rows (`sum = resid + the
+    /// rows' sum`, in the plain matvec's order): the norm a decoder's last MLP feeds (`mlp_partials`).
+    PartialsNorm(PartialsNorm),
     /// Two-stage argmax, stage 1: per block of `params::ARGMAX_BLOCK` logits, the best (value bits, index)
     /// pair into `partials` (rows as `Argmax` picks them). `Graph::argmax` emits both stages.
     ArgmaxBlocks { logits: TensorId, partials: TensorId, last_row: bool },
@@ -174,6 +177,17 @@ pub struct PartialsIn {
     pub partials: TensorId,
     pub words: usize,
     pub resid: TensorId,
+}
+
+/// `Op::PartialsNorm`: `sum = partials_in's resid + its rows' sum; out = RMSNorm(sum)`.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct PartialsNorm {
+    pub partials_in: PartialsIn,
+    pub weight: TensorId,
+    pub sum: TensorId,
+    pub out: TensorId,
+    pub eps: f32,
+    pub add_unit: bool,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -325,6 +339,7 @@ impl Op {
             Op::ShortConv(c) => [Some(c.bcx), Some(c.weight), c.bias, Some(c.state)].into_iter().flatten().collect(),
             Op::ConvStateUpdate { bcx, state, .. } => vec![*bcx, *state],
             Op::AddRmsNorm { a, b, weight, .. } => vec![*a, *b, *weight],
+            Op::PartialsNorm(n) => vec![n.partials_in.partials, n.partials_in.resid, n.weight],
             Op::CausalConv(c) => c.reads(),
             Op::GatedDelta(d) => d.reads(),
             Op::RmsNormGated(n) => vec![n.x, n.z, n.weight],
@@ -382,6 +397,7 @@ impl Op {
             Op::ShortConv(c) => vec![c.out],
             Op::ConvStateUpdate { state, .. } => vec![*state],
             Op::AddRmsNorm { sum, out, .. } => vec![*sum, *out],
+            Op::PartialsNorm(n) => vec![n.sum, n.out],
             Op::CausalConv(c) => c.writes(),
             Op::GatedDelta(d) => d.writes(),
             Op::RmsNormGated(n) => vec![n.out],
@@ -420,6 +436,7 @@ impl Op {
             Op::ShortConv(_) => "short_conv",
             Op::ConvStateUpdate { .. } => "conv_state_update",
             Op::AddRmsNorm { .. } => "add_rmsnorm",
+            Op::PartialsNorm(_) => "partials_norm",
             Op::AttentionRows { .. } => "attention_rows",
             Op::CausalConv(_) => "causal_conv",
             Op::GatedDelta(_) => "gated_delta",

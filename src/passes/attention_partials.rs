@@ -27,10 +27,10 @@ fn try_at(g: &mut Graph, ai: usize, limits: &PassLimits) -> Result<(), Option<St
         return Err(Some(format!("head_dim {} is not a multiple of 32", attn.attrs.head_dim)));
     }
     let partials = partials_tensor(g, "o_partials", k / 32, g.width(h));
-    feed(g, ci, PartialsIn { partials, words: k / 32, resid }, limits).map_err(Some)?;
+    let before = feed(g, ci, PartialsIn { partials, words: k / 32, resid }, limits).map_err(Some)?;
     let op = Op::AttentionPartials { attn, o_proj, partials };
     if let Err(e) = fuse(g, &[ai, oi], op, limits) {
-        unfeed(g, ci);
+        unfeed(g, ci, before);
         return Err(Some(e));
     }
     Ok(())

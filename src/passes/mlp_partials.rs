@@ -3,9 +3,10 @@
 //! per-word partial rows] [partials + residual + norm + matvec]. The consumer adds the partial
 //! rows in the plain matvec's lane order (bit-identical to the unfused plan under the workgroup-memory
 //! group_sum, to rounding under subgroupAdd: see partials_tree in matvec_int4_core.wgsl), and
-//! a layer's down projection costs no dispatch (the last layer's, feeding the final norm, stays).
+//! a layer's down projection costs no dispatch. The last layer's feeds the final norm instead:
+//! [.. + down] [add_rmsnorm] -> [.. + the down projection's partial rows] [partials_norm].
 
-use super::partials::{consumer, feed, partials_tensor, residual_matvec, run_pass, unfeed};
+use super::partials::{consumer, feed, norm_after_matvec, partials_tensor, residual_matvec, run_pass, unfeed};
 use super::{fuse, internal, readers, PassLimits, PassReport};
 use crate::graph::dispatch_partials::MAX_K;
 use crate::graph::ir::{Epilogue, Graph, MlpPartials, Op, PartialsIn};
@@ -23,13 +24,21 @@ fn try_at(g: &mut Graph, ai: usize, limits: &PassLimits) -> Result<(), Option<St
     }
     let f = f.clone();
     let [bi] = readers(g, s)[..] else { return Err(None) };
-    let Some((down, resid, h)) = residual_matvec(&g.ops[bi], s) else { return Err(None) };
     if !internal(g, s, &[bi]) {
         return Err(None);
     }
-    let Some(ci) = consumer(g, bi, h) else { return Err(None) };
+    // The consumer: the next layer's norm + matvec (or MLP) reading h = resid + down, or the final
+    // norm adding down to resid.
+    let (down, resid, ci) = if let Some((down, resid, h)) = residual_matvec(&g.ops[bi], s) {
+        let Some(ci) = consumer(g, bi, h) else { return Err(None) };
+        (down, resid, ci)
+    } else if let Some(found) = norm_after_matvec(g, bi, s) {
+        found
+    } else {
+        return Err(None);
+    };
     let inter = g.width(s);
-    let out = g.width(h);
+    let out = g.width(resid);
     if !inter.is_multiple_of(32) || inter > MAX_K {
         return Err(Some(format!("intermediate width {inter} (a multiple of 32, at most {MAX_K})")));
     }
@@ -44,9 +53,9 @@ fn try_at(g: &mut Graph, ai: usize, limits: &PassLimits) -> Result<(), Option<St
         partials,
     });
     // The consumer first (it may refuse), then the producer.
-    feed(g, ci, PartialsIn { partials, words: inter / 32, resid }, limits).map_err(Some)?;
+    let before = feed(g, ci, PartialsIn { partials, words: inter / 32, resid }, limits).map_err(Some)?;
     if let Err(e) = fuse(g, &[ai, bi], op, limits) {
-        unfeed(g, ci);
+        unfeed(g, ci, before);
         return Err(Some(e));
     }
     Ok(())

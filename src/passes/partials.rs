@@ -3,7 +3,9 @@
 
 use super::{PassLimits, PassReport};
 use crate::graph::dispatch;
-use crate::graph::ir::{DeviceTensor, Epilogue, FusedMatvec, Graph, Op, PartialsIn, Rows, Storage, TensorId};
+use crate::graph::ir::{
+    DeviceTensor, Epilogue, FusedMatvec, Graph, Op, PartialsIn, PartialsNorm, Rows, Storage, TensorId,
+};
 
 /// A single-matrix fused matvec `h = resid + W x` with no prologue or bias: (W, resid, h).
 pub(crate) fn residual_matvec(op: &Op, x: TensorId) -> Option<(TensorId, TensorId, TensorId)> {
@@ -23,6 +25,36 @@ pub(crate) fn residual_matvec(op: &Op, x: TensorId) -> Option<(TensorId, TensorI
         }
         _ => None,
     }
+}
+
+/// A single-matrix fused matvec `d = W x` with no prologue, bias or epilogue whose only reader is
+/// an `AddRmsNorm` adding it to another tensor (a decoder's last down projection and final norm):
+/// (W, the other addend, the norm's index).
+pub(crate) fn norm_after_matvec(g: &Graph, bi: usize, x: TensorId) -> Option<(TensorId, TensorId, usize)> {
+    let Op::FusedMatvec(f) = &g.ops[bi] else { return None };
+    if f.x != x
+        || f.mats.len() != 1
+        || f.mats[0].bias.is_some()
+        || f.norm.is_some()
+        || f.gate.is_some()
+        || f.partials_in.is_some()
+        || f.epilogue != Epilogue::None
+    {
+        return None;
+    }
+    let d = f.mats[0].out;
+    let [ni] = super::readers(g, d)[..] else { return None };
+    let Op::AddRmsNorm { a, b, .. } = g.ops[ni] else { return None };
+    let resid = match (a == d, b == d) {
+        (true, false) => b,
+        (false, true) => a,
+        _ => return None,
+    };
+    // Nothing between the matvec and the norm may write the residual.
+    if (bi + 1..ni).any(|i| g.ops[i].writes().contains(&resid)) || !super::internal(g, d, &[ni]) {
+        return None;
+    }
+    Some((f.mats[0].w, resid, ni))
 }
 
 /// Most workgroups a consumer may have. Every workgroup of the consumer sums all the partial rows
@@ -77,9 +109,10 @@ pub(crate) fn partials_tensor(g: &mut Graph, label: &str, words: usize, width: u
     g.activation(label, words * width, Rows::One)
 }
 
-/// Gives the consumer at `ci` the partial rows; refuses (leaving it unchanged) where its
-/// dispatch would not be valid or would exceed the storage limit.
-pub(crate) fn feed(g: &mut Graph, ci: usize, pi: PartialsIn, limits: &PassLimits) -> Result<(), String> {
+/// Gives the consumer at `ci` the partial rows (an `AddRmsNorm` becomes a `PartialsNorm` of
+/// `pi.resid` and the rows); refuses (leaving it unchanged) where its dispatch would not be valid
+/// or would exceed the storage limit. Returns the op it replaced, for `unfeed`.
+pub(crate) fn feed(g: &mut Graph, ci: usize, pi: PartialsIn, limits: &PassLimits) -> Result<Op, String> {
     let op = match &g.ops[ci] {
         Op::FusedMatvec(f) => Op::FusedMatvec(FusedMatvec { partials_in: Some(pi), ..f.clone() }),
         Op::MlpPartials(m) => {
@@ -87,23 +120,21 @@ pub(crate) fn feed(g: &mut Graph, ci: usize, pi: PartialsIn, limits: &PassLimits
             m.partials_in = Some(pi);
             Op::MlpPartials(m)
         }
+        &Op::AddRmsNorm { weight, sum, out, eps, add_unit, .. } => {
+            Op::PartialsNorm(PartialsNorm { partials_in: pi, weight, sum, out, eps, add_unit })
+        }
         other => return Err(format!("{} cannot take partial rows", other.name())),
     };
     let spec = dispatch::select_one(g, ci, &op, 1, limits.max_storage_buffers_per_stage).map_err(|e| e.to_string())?;
     if spec.bindings.len() as u32 > limits.max_storage_buffers_per_stage {
         return Err(format!("{} needs {} storage buffers", op.name(), spec.bindings.len()));
     }
-    g.ops[ci] = op;
-    Ok(())
+    Ok(std::mem::replace(&mut g.ops[ci], op))
 }
 
-/// Takes back what `feed` gave the consumer at `ci` (its producer could not be fused after all).
-pub(crate) fn unfeed(g: &mut Graph, ci: usize) {
-    match &mut g.ops[ci] {
-        Op::FusedMatvec(c) => c.partials_in = None,
-        Op::MlpPartials(c) => c.partials_in = None,
-        _ => {}
-    }
+/// Puts back the op `feed` replaced at `ci` (its producer could not be fused after all).
+pub(crate) fn unfeed(g: &mut Graph, ci: usize, before: Op) {
+    g.ops[ci] = before;
 }
 
 /// What a partial-sum pass tries at one op: Ok (fused), Err(None) (not its pattern), Err(Some(why)) (refused).
