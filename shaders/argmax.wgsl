@@ -12,11 +12,13 @@
 //   argmax_reduce  stage 2: one workgroup per row reduces the `blocks` pairs
 //                  (src = stage 1's dst) to the token. A 248k vocabulary is 122
 //                  blocks: the scan runs on 122 workgroups instead of one.
-//   argmax_reduce_advance  stage 2 of a one-token decode plan, which then moves the
-//                  step on by one position (step_rw, the plan's Step buffer; binding 1
-//                  then holds a one-token copy, as one buffer cannot be bound both ways).
-//                  The next decode step then needs no Step write from the CPU: a staging
-//                  copy ahead of its pass, measured at ~15 us of a ~950 us SmolLM2 step.
+//   argmax_reduce_advance  stage 2 of a one-token decode plan, which then logs the token
+//                  by position (token_log[pos0 % TOKEN_LOG]) and moves the step on by one
+//                  position (step_rw, the plan's Step buffer; binding 1 then holds a
+//                  one-token copy, as one buffer cannot be bound both ways). The next
+//                  decode step then needs no Step write from the CPU (a staging copy ahead
+//                  of its pass), so several steps can run in one pass and submission, their
+//                  tokens read back from the log afterwards.
 
 struct Params { n: u32, flags: u32, blocks: u32, pad1: u32 }
 struct Step { n_tokens: u32, pos0: u32, kv_len: u32, pad0: u32 }
@@ -27,6 +29,9 @@ struct Step { n_tokens: u32, pos0: u32, kv_len: u32, pad0: u32 }
 @group(0) @binding(3) var<storage, read_write> dst: array<u32>;
 // argmax_reduce_advance only: [n_tokens, pos0, kv_len, pad0].
 @group(0) @binding(4) var<storage, read_write> step_rw: array<u32, 4>;
+// argmax_reduce_advance only: the tokens of the last TOKEN_LOG steps, by position.
+@group(0) @binding(5) var<storage, read_write> token_log: array<u32>;
+const TOKEN_LOG: u32 = 256u;
 
 const WG: u32 = 256u;
 const BLOCK: u32 = 2048u;
@@ -141,6 +146,7 @@ fn argmax_reduce(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgrou
 fn argmax_reduce_advance(@builtin(local_invocation_id) lid: vec3<u32>) {
     reduce_row(lid.x, 0u);
     if (lid.x == 0u) {
+        token_log[step_rw[1] % TOKEN_LOG] = token_of(best_i[0]);
         step_rw[1] += 1u;
         step_rw[2] += 1u;
     }

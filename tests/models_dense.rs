@@ -12,6 +12,7 @@ mod common;
 use std::path::PathBuf;
 
 use common::gpu;
+use common::reference_fixture::fixture_with_positions;
 use gerbil::engine::{LoadOptions, Session, SessionOptions, TextModel};
 use gerbil::weights::WeightFormat;
 
@@ -170,4 +171,34 @@ fn decode_plan_moves_its_position_on() {
     // The greedy tokens of a whole generation (every step after the first unwritten) are the reference's.
     let mut s = Session::new(&model, SessionOptions::default()).unwrap();
     assert_eq!(s.generate(&r.prompt, r.generated.len(), |_| true).unwrap(), r.generated);
+}
+
+/// `generate` submits several decode steps at once and reads their tokens back from the decode
+/// plan's token log (a ring of 256 positions): across the ring's wrap, with batches cut short by
+/// `max_new` and by the callback, its tokens are those of one step a submission, each read back
+/// from the sampled-token buffer.
+#[test]
+fn generate_in_batches_matches_single_steps() {
+    let dir = fixture_with_positions("qwen3", 320);
+    let model =
+        TextModel::load(&gpu(), &dir, LoadOptions { format: F32, max_context: 320, ..Default::default() }).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    // Positions 243-262: the log wraps at 256, inside a batch.
+    let prompt: Vec<u32> = (0..243).map(|i| 1 + (i * 37) % 300).collect();
+    let mut s = Session::new(&model, SessionOptions::default()).unwrap();
+    s.prefill(&prompt).unwrap();
+    let mut want = vec![s.next_token().unwrap()];
+    for _ in 0..20 {
+        s.decode_step().unwrap();
+        want.push(s.next_token().unwrap());
+    }
+    for max_new in [21, 7, 1] {
+        s.reset();
+        assert_eq!(s.generate(&prompt, max_new, |_| true).unwrap(), want[..max_new], "max_new {max_new}");
+    }
+    // Stopped by the callback mid-batch, then again from the start: the next generation starts right.
+    s.reset();
+    assert_eq!(s.generate(&prompt, 21, |t| t != want[5]).unwrap(), want[..6]);
+    s.reset();
+    assert_eq!(s.generate(&prompt, 21, |_| true).unwrap(), want);
 }

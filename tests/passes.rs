@@ -7,6 +7,7 @@ mod common;
 use std::path::PathBuf;
 
 use common::gpu;
+use common::reference_fixture::fixture_with_positions;
 use gerbil::engine::{LoadOptions, Session, SessionOptions, TextModel};
 use gerbil::gpu::KernelId;
 use gerbil::passes::FusionConfig;
@@ -168,16 +169,7 @@ fn each_pass_matches_unfused() {
 #[test]
 fn split_attention_matches_unfused_past_256_positions() {
     let long = |name: &str, fusion: FusionConfig| {
-        let dir = std::env::temp_dir().join(format!("gerbil-long-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        for f in std::fs::read_dir(fixture(name)).unwrap() {
-            let f = f.unwrap().path();
-            std::fs::copy(&f, dir.join(f.file_name().unwrap())).unwrap();
-        }
-        let cfg = dir.join("config.json");
-        let mut c: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&cfg).unwrap()).unwrap();
-        c["max_position_embeddings"] = 320.into();
-        std::fs::write(&cfg, c.to_string()).unwrap();
+        let dir = fixture_with_positions(name, 320);
         let opts =
             LoadOptions { format: WeightFormat::Int4 { group: 32 }, max_context: 320, prefill_chunk: 64, fusion };
         let m = TextModel::load(&gpu(), &dir, opts).unwrap();

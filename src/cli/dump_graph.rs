@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use crate::engine::{LoadOptions, Session, SessionOptions, TextModel};
 use crate::gpu::{Gpu, GpuOptions};
 use crate::graph::dispatch::Bind;
+use crate::graph::executor::TOKEN_LOG_LEN;
 use crate::graph::ir::{DeviceTensor, Storage};
 use crate::graph::Plan;
 use crate::passes::FusionConfig;
@@ -29,6 +30,7 @@ fn binding(plan: &Plan, b: &Bind) -> serde_json::Value {
         Bind::Dummy | Bind::DummyOut => return serde_json::json!({"label": "(unused)", "bytes": 16}),
         Bind::Scratch(bytes) => return serde_json::json!({"label": "(split scratch)", "bytes": bytes}),
         Bind::Step => return serde_json::json!({"label": "(step)", "bytes": 16}),
+        Bind::TokenLog => return serde_json::json!({"label": "(token log)", "bytes": 4 * TOKEN_LOG_LEN}),
         Bind::Tensor(t) => (*t, ""),
         Bind::Q(t) => (*t, ".q"),
         Bind::Sm(t) => (*t, ".sm"),

@@ -124,8 +124,9 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
 
 fn print_ablation(a: &crate::bench::ablation::Ablation) {
     println!(
-        "wall back to back: full step {:.1} us ({} dispatches, {:.2} us each) | empty-kernel floor {:.1} us with the \
-         plan's grids, {:.1} us with one workgroup each, {:.1} us alternating two kernels",
+        "wall back to back: full step {:.1} us (decoding on from the context, {} dispatches, {:.2} us each) | \
+         empty-kernel floor {:.1} us with the plan's grids, {:.1} us with one workgroup each, {:.1} us alternating \
+         two kernels",
         a.full_us,
         a.dispatches,
         a.full_us / a.dispatches as f64,
@@ -133,7 +134,7 @@ fn print_ablation(a: &crate::bench::ablation::Ablation) {
         a.floor_one_workgroup_us,
         a.floor_alternating_us
     );
-    println!("full step with its Step uniform written before each submission: {:.1} us", a.step_written_us);
+    println!("full step at the context, its Step uniform written before each submission: {:.1} us", a.step_written_us);
     if let (Some(full), Some(floor)) = (a.gpu_full_us, a.gpu_floor_alternating_us) {
         println!(
             "GPU time of one step's pass (timestamps at its start and end): full step {full:.1} us | empty floor, two \

@@ -6,10 +6,18 @@
 use std::sync::Arc;
 
 use super::TextModel;
+use crate::graph::executor::TOKEN_LOG_LEN;
 use crate::graph::{DeviceTensor, Plan, PlanOptions, TensorId};
 use crate::models::decoder::{GraphIo, Mode};
 use crate::models::ModelError;
 use crate::passes::{self, PassLimits};
+
+/// Decode steps `Session::generate` records into one pass and one submission (at most
+/// TOKEN_LOG_LEN). A submission boundary leaves the GPU idle between the steps on either side:
+/// on the H200 (SmolLM2 generate loop) 1 step a submission ran 1094-1097 tok/s, 4 1118-1119, 8
+/// 1121-1122, 16 1121-1123. A generation stopped by its caller computes up to this many - 1
+/// steps it does not deliver (~6 ms here).
+const STEPS_PER_SUBMISSION: usize = 8;
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SessionOptions {
@@ -75,7 +83,7 @@ impl Session {
         let prefill = Plan::new(gpu, pre.graph, PlanOptions { max_tokens: chunk, ..Default::default() })?;
         let cap = model.opts.fusion.max_storage_buffers;
         let decode = Plan::new(gpu, dec.graph, PlanOptions { max_tokens: 1, max_storage_buffers: cap })?;
-        let staging = (0..3).map(|_| gpu.readback_buffer("token readback", 4)).collect();
+        let staging = (0..3).map(|_| gpu.readback_buffer("token readback", 4 * STEPS_PER_SUBMISSION as u64)).collect();
         Ok(Session {
             prefill,
             decode,
@@ -244,9 +252,11 @@ impl Session {
     }
 
     /// Greedy generation after `prompt`: calls `on_token` for each new token
-    /// until it returns false or `max_new` tokens were produced. Each step is
-    /// one submission that also copies its sampled id to a readback slot, and
-    /// step t+1 is in flight on the GPU while token t is read back and handled.
+    /// until it returns false or `max_new` tokens were produced. Decode steps go
+    /// to the GPU in batches of up to STEPS_PER_SUBMISSION, each batch one compute
+    /// pass and one submission (the decode plan moves its own position on and logs
+    /// each step's token, read back once per batch); batch b + 1 is in flight on the
+    /// GPU while batch b's tokens are read back and handled.
     pub fn generate(
         &mut self,
         prompt: &[u32],
@@ -260,27 +270,72 @@ impl Session {
         self.ensure_room(prompt.len() + max_new - 1)?;
         let gpu = self.prefill_gpu();
         self.prefill(prompt)?;
-        let mut pending = vec![self.copy_token_after_last_step(0)];
-        for i in 0..max_new {
-            if i + 1 < max_new {
-                self.ensure_room(1)?;
-                let slot = (i + 1) % self.staging.len();
-                let (src, dst) = (tensor_buf(&self.io.next_token), &self.staging[slot]);
-                pending.push(self.decode.run_then(1, self.pos, |enc| enc.copy_buffer_to_buffer(src, 0, dst, 0, 4)));
-                self.pos += 1;
-                self.last_rows = 1;
-                self.last_was_prefill = false;
+        // (submission, staging slot, tokens): the prompt's token first.
+        let mut pending = std::collections::VecDeque::from([(self.copy_token_after_last_step(0), 0, 1)]);
+        let (mut submitted, mut batches) = (1, 1);
+        while let Some((sub, slot, n)) = pending.pop_front() {
+            if submitted < max_new {
+                let n = (max_new - submitted).min(self.steps_per_submission());
+                let slot = batches % self.staging.len();
+                pending.push_back((self.decode_batch(n, slot)?, slot, n));
+                submitted += n;
+                batches += 1;
             }
-            let slot = i % self.staging.len();
-            // Waits for step i only: step i + 1 keeps the GPU busy while this token is handled.
-            let tok = gpu.map_read_after(&self.staging[slot], 4, pending[i].clone())?;
-            let tok = u32::from_le_bytes(tok[..4].try_into().unwrap());
-            out.push(tok);
-            if !on_token(tok) {
-                break;
+            // Waits for this batch only: the next keeps the GPU busy while its tokens are handled.
+            let bytes = gpu.map_read_after(&self.staging[slot], 4 * n as u64, sub)?;
+            for tok in bytes.chunks_exact(4).map(|b| u32::from_le_bytes(b.try_into().unwrap())) {
+                out.push(tok);
+                if !on_token(tok) {
+                    return Ok(out);
+                }
             }
         }
         Ok(out)
+    }
+
+    /// Decode steps a generation submits at once: several where the decode plan moves its own
+    /// position on (no CPU write between steps), else one.
+    fn steps_per_submission(&self) -> usize {
+        if self.decode.advances_step() {
+            STEPS_PER_SUBMISSION
+        } else {
+            1
+        }
+    }
+
+    /// Submits `n` decode steps in one pass, their tokens copied to readback slot `slot`.
+    fn decode_batch(&mut self, n: usize, slot: usize) -> Result<wgpu::SubmissionIndex, ModelError> {
+        self.ensure_room(n)?;
+        let gpu = self.prefill_gpu();
+        let mut enc = gpu.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("decode steps"),
+                timestamp_writes: None,
+            });
+            for j in 0..n {
+                // Writes the Step uniform for the first step at most: the plan moves it on.
+                self.decode.set_step(1, self.pos + j);
+                self.decode.encode(&mut pass, 1);
+            }
+        }
+        let dst = &self.staging[slot];
+        if n == 1 && !self.decode.advances_step() {
+            enc.copy_buffer_to_buffer(tensor_buf(&self.io.next_token), 0, dst, 0, 4);
+        } else {
+            // Entries pos .. pos + n of the ring, in at most two runs.
+            let first = self.pos % TOKEN_LOG_LEN;
+            let head = n.min(TOKEN_LOG_LEN - first);
+            enc.copy_buffer_to_buffer(self.decode.token_log(), 4 * first as u64, dst, 0, 4 * head as u64);
+            if head < n {
+                enc.copy_buffer_to_buffer(self.decode.token_log(), 0, dst, 4 * head as u64, 4 * (n - head) as u64);
+            }
+        }
+        self.pos += n;
+        self.last_rows = 1;
+        self.last_was_prefill = false;
+        self.last_all = false;
+        Ok(gpu.queue.submit([enc.finish()]))
     }
 
     /// A copy of the sampled id into readback slot `slot` (after a prefill,

@@ -90,6 +90,8 @@ pub enum Bind {
     /// The plan's Step buffer, writable (`ArgmaxReduceAdvance`); binding 1 of that dispatch then
     /// holds a one-token copy, since one buffer cannot be bound as uniform and storage together.
     Step,
+    /// The plan's log of sampled tokens by position (`Plan::token_log`).
+    TokenLog,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -388,7 +390,7 @@ pub fn select_one(
             // A one-token plan's sampled token is the next step's input, one position on: the
             // kernel moves the position on itself (`Plan::set_step` then writes nothing).
             if max_tokens == 1 && !per_row {
-                b.push(Bind::Step);
+                b.extend([Bind::Step, Bind::TokenLog]);
                 spec(KernelId::ArgmaxReduceAdvance, bytes(p), b, grid)
             } else {
                 spec(KernelId::ArgmaxReduce, bytes(p), b, grid)

@@ -24,6 +24,10 @@ pub enum PlanError {
     StepWriter(&'static str),
 }
 
+/// Entries of a one-token decode plan's token log (`TOKEN_LOG` in argmax.wgsl): the tokens of
+/// this many consecutive steps can be read back together.
+pub const TOKEN_LOG_LEN: usize = 256;
+
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PlanOptions {
     /// Most tokens one step may carry (1 for a decode plan).
@@ -51,6 +55,8 @@ pub struct Plan {
     step_ahead: Mutex<Step>,
     /// The plan ends with `ArgmaxReduceAdvance` (one-token decode).
     advances: bool,
+    /// Where `ArgmaxReduceAdvance` logs each step's token: entry pos0 % TOKEN_LOG_LEN.
+    token_log: wgpu::Buffer,
     dispatches: Vec<Dispatch>,
     pub max_tokens: usize,
     /// The cache length after the step set last (`set_step`): grids that follow the context
@@ -98,6 +104,7 @@ impl Plan {
         let step = gpu.step_buffer("step", &Step::default());
         // Binding 1 of the dispatch that writes `step` (Bind::Step): a one-token step's values.
         let step_copy = gpu.uniform_from("step_copy", &Step { n_tokens: 1, kv_len: 1, ..Default::default() });
+        let token_log = gpu.storage("token_log", 4 * TOKEN_LOG_LEN as u64);
         let dummy = gpu.storage("dummy", 16);
         let dummy_out = gpu.storage("dummy_out", 16);
         // One scratch serves every dispatch that asks for one: they run one after another.
@@ -148,7 +155,7 @@ impl Plan {
                 },
             ];
             for (i, b) in spec.bindings.iter().enumerate() {
-                let buf = resolve(&graph, &assignment, &pool, [&dummy, &dummy_out, &scratch, &step], *b)?;
+                let buf = resolve(&graph, &assignment, &pool, [&dummy, &dummy_out, &scratch, &step, &token_log], *b)?;
                 entries.push(wgpu::BindGroupEntry { binding: 2 + i as u32, resource: buf.as_entire_binding() });
             }
             let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -166,6 +173,7 @@ impl Plan {
             step,
             step_ahead: Mutex::new(Step::default()),
             advances,
+            token_log,
             dispatches,
             max_tokens: opts.max_tokens,
             kv_len: AtomicU32::new(1),
@@ -195,6 +203,12 @@ impl Plan {
     pub fn read_step(&self) -> Result<Step, GpuError> {
         let v = self.gpu.read_u32(&self.step, 4)?;
         Ok(Step { n_tokens: v[0], pos0: v[1], kv_len: v[2], pad0: v[3] })
+    }
+
+    /// The log of sampled tokens (u32 entry pos % TOKEN_LOG_LEN holds the token the step at
+    /// position pos sampled) of a plan that `advances_step`.
+    pub fn token_log(&self) -> &wgpu::Buffer {
+        &self.token_log
     }
 
     /// Whether the plan's last kernel moves its step position on by one.
@@ -375,8 +389,9 @@ fn resolve<'a>(
     graph: &'a Graph,
     a: &Assignment,
     pool: &'a [wgpu::Buffer],
-    // The plan's own buffers: the dummy, the unused-output dummy, the split scratch, the step.
-    own: [&'a wgpu::Buffer; 4],
+    // The plan's own buffers: the dummy, the unused-output dummy, the split scratch, the step, the
+    // token log.
+    own: [&'a wgpu::Buffer; 5],
     b: Bind,
 ) -> Result<&'a wgpu::Buffer, PlanError> {
     let t = match b {
@@ -384,6 +399,7 @@ fn resolve<'a>(
         Bind::DummyOut => return Ok(own[1]),
         Bind::Scratch(_) => return Ok(own[2]),
         Bind::Step => return Ok(own[3]),
+        Bind::TokenLog => return Ok(own[4]),
         Bind::Tensor(t) | Bind::Q(t) | Bind::Sm(t) => t,
     };
     let desc = graph.desc(t);

@@ -16,6 +16,22 @@ pub fn fixture_dir(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
 }
 
+/// A copy of fixture `name` whose config allows `positions` positions (random weights do not mind),
+/// in a fresh temporary folder the caller removes once the model is loaded.
+pub fn fixture_with_positions(name: &str, positions: usize) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gerbil-{name}-{positions}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for f in std::fs::read_dir(fixture_dir(name)).unwrap() {
+        let f = f.unwrap().path();
+        std::fs::copy(&f, dir.join(f.file_name().unwrap())).unwrap();
+    }
+    let cfg = dir.join("config.json");
+    let mut c: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&cfg).unwrap()).unwrap();
+    c["max_position_embeddings"] = positions.into();
+    std::fs::write(&cfg, c.to_string()).unwrap();
+    dir
+}
+
 /// Reads `reference.safetensors` + `meta.json` of fixture `name`.
 pub fn read_reference(name: &str) -> Reference {
     let dir = fixture_dir(name);
