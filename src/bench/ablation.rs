@@ -50,8 +50,11 @@ fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_index) l:
 }";
 
 /// GPU us of one pass recorded by `record`, averaged over `steps` submissions (each waited for).
-fn gpu_pass_us(plan: &Plan, steps: usize, record: &dyn Fn(&mut wgpu::ComputePass<'_>)) -> Option<f64> {
-    let gpu = plan.gpu();
+pub(super) fn gpu_pass_us(
+    gpu: &crate::gpu::Gpu,
+    steps: usize,
+    record: &dyn Fn(&mut wgpu::ComputePass<'_>),
+) -> Option<f64> {
     if !gpu.caps.timestamp_query {
         return None;
     }
@@ -173,11 +176,11 @@ pub fn run(plan: &Plan, pos: usize, steps: usize) -> Ablation {
     // The same step with its Step uniform written before each submission, as every real decode step is
     // (queue.write_buffer: a staging copy ahead of the step's pass); the position stays `pos`.
     let step_written_us = wall_us_prepared(plan, steps, &|| plan.set_step(1, pos), &|p| plan.encode(p, 1));
-    let gpu_full_us = gpu_pass_us(plan, steps, &|p| {
+    let gpu_full_us = gpu_pass_us(gpu, steps, &|p| {
         plan.set_step(1, pos);
         plan.encode(p, 1)
     });
-    let gpu_floor_alternating_us = gpu_pass_us(plan, steps, &|p| record_floor(p, false, true));
+    let gpu_floor_alternating_us = gpu_pass_us(gpu, steps, &|p| record_floor(p, false, true));
     Ablation {
         full_us,
         step_written_us,

@@ -83,6 +83,15 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
             s.next_token()?;
             if args.ablate {
                 print_ablation(&crate::bench::ablation::run(s.decode_plan(), s.pos, args.steps.max(50)));
+                if let Some(rows) = crate::bench::grid_barrier::run(s.decode_plan().gpu(), &[9, 48, 128], 100) {
+                    for r in rows {
+                        println!(
+                            "grid barrier in one dispatch vs a dependent dispatch, {} workgroups: {:.2} vs {:.2} us a \
+                             phase (GPU)",
+                            r.workgroups, r.barrier_us, r.dispatch_us
+                        );
+                    }
+                }
             }
             (profile::decode_step(&mut s, args.steps), s.decode_dispatches())
         }
