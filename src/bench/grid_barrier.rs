@@ -2,8 +2,9 @@
 //! BENCHMARKS.md's case for a persistent decode kernel. One dispatch of W workgroups runs P phases,
 //! each ended by a grid barrier (an arrival count every workgroup spins on), against P dependent
 //! dispatches of the same phase; both timed on the GPU (timestamps at the pass's ends). Discrete
-//! GPUs only: the spin needs every workgroup resident at once, which nothing guarantees (software
-//! Vulkan runs workgroups a few at a time and would never finish).
+//! GPUs only: the spin needs every workgroup resident at once, which neither Vulkan nor WGSL
+//! promises (Mesa 22.3's lavapipe happens to finish it, at 2-128 workgroups, but it is no speed
+//! figure there).
 
 use super::ablation::gpu_pass_us;
 use crate::gpu::Gpu;
