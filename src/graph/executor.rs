@@ -217,7 +217,8 @@ impl Plan {
     }
 
     /// After recording a step whose last dispatch moves the position on: the Step buffer will
-    /// hold the next position, and the next grid follows it if nobody sets a step.
+    /// hold the next position, and the next grid follows it if nobody sets a step. (So what is
+    /// recorded must be submitted: a dropped recording leaves this copy one position ahead.)
     fn recorded(&self, advanced: bool) {
         if advanced {
             let mut ahead = self.step_ahead.lock().unwrap();
