@@ -58,18 +58,7 @@ pub(super) fn gpu_pass_us(
     if !gpu.caps.timestamp_query {
         return None;
     }
-    let qs = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
-        label: Some("pass"),
-        ty: wgpu::QueryType::Timestamp,
-        count: 2,
-    });
-    let resolve = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("pass.resolve"),
-        size: 16,
-        usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
-    let period = gpu.queue.get_timestamp_period() as f64;
+    let ts = super::Timestamps::new(gpu, 2);
     let mut total = 0.0;
     for i in 0..steps + 3 {
         let mut enc = gpu.device.create_command_encoder(&Default::default());
@@ -77,20 +66,18 @@ pub(super) fn gpu_pass_us(
             let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("timed step"),
                 timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
-                    query_set: &qs,
+                    query_set: &ts.set,
                     beginning_of_pass_write_index: Some(0),
                     end_of_pass_write_index: Some(1),
                 }),
             });
             record(&mut pass);
         }
-        enc.resolve_query_set(&qs, 0..2, &resolve, 0);
+        ts.resolve(&mut enc);
         gpu.queue.submit([enc.finish()]);
-        let raw = gpu.read_bytes(&resolve, 16).ok()?;
-        let t0 = u64::from_le_bytes(raw[..8].try_into().unwrap());
-        let t1 = u64::from_le_bytes(raw[8..16].try_into().unwrap());
+        let us = ts.intervals_us(gpu)?[0];
         if i >= 3 {
-            total += t1.saturating_sub(t0) as f64 * period / 1e3;
+            total += us;
         }
     }
     Some(total / steps as f64)

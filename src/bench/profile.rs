@@ -42,19 +42,8 @@ pub fn plan_step(plan: &Plan, n_tokens: usize, pos: usize, steps: usize) -> Opti
         return None;
     }
     let n = plan.dispatch_count();
-    let qs = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
-        label: Some("profile"),
-        ty: wgpu::QueryType::Timestamp,
-        count: n as u32 + 1,
-    });
-    let resolve = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("profile.resolve"),
-        size: (n as u64 + 1) * 8,
-        usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
+    let ts = super::Timestamps::new(&gpu, n as u32 + 1);
     let mut totals = vec![0f64; n];
-    let period = gpu.queue.get_timestamp_period() as f64;
     let (mut encode, mut submit) = (0f64, 0f64);
     for _ in 0..steps {
         plan.set_step(n_tokens, pos);
@@ -62,19 +51,17 @@ pub fn plan_step(plan: &Plan, n_tokens: usize, pos: usize, steps: usize) -> Opti
         let mut enc = gpu.device.create_command_encoder(&Default::default());
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
-            plan.encode_timed(&mut pass, n_tokens, &qs);
+            plan.encode_timed(&mut pass, n_tokens, &ts.set);
         }
-        enc.resolve_query_set(&qs, 0..n as u32 + 1, &resolve, 0);
+        ts.resolve(&mut enc);
         let cb = enc.finish();
         let t1 = Instant::now();
         gpu.queue.submit([cb]);
         let t2 = Instant::now();
         encode += (t1 - t0).as_secs_f64();
         submit += (t2 - t1).as_secs_f64();
-        let raw = gpu.read_bytes(&resolve, (n as u64 + 1) * 8).ok()?;
-        let ticks: Vec<u64> = raw.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().unwrap())).collect();
-        for i in 0..n {
-            totals[i] += ticks[i + 1].saturating_sub(ticks[i]) as f64 * period / 1e3;
+        for (total, us) in totals.iter_mut().zip(ts.intervals_us(&gpu)?) {
+            *total += us;
         }
     }
     // Steady-state wall time per step without timestamps or readback; a plan that moves its

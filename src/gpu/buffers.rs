@@ -37,12 +37,7 @@ impl Gpu {
         if bytes.is_empty() {
             return self.storage(label, 4);
         }
-        self.alloc.add(bytes.len() as u64);
-        self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some(label),
-            contents: bytes,
-            usage: STORAGE,
-        })
+        self.init_buffer(label, bytes, STORAGE)
     }
 
     /// An uninitialised storage buffer of `bytes` (rounded up to 4).
@@ -65,23 +60,18 @@ impl Gpu {
     /// A plan's Step buffer: a uniform that the last kernel of a one-token decode plan also
     /// writes as storage (moving the position on), readable back for tests.
     pub fn step_buffer<T: bytemuck::Pod>(&self, label: &str, value: &T) -> wgpu::Buffer {
-        let bytes = bytemuck::bytes_of(value);
-        self.alloc.add(bytes.len() as u64);
-        self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some(label),
-            contents: bytes,
-            usage: wgpu::BufferUsages::UNIFORM | STORAGE,
-        })
+        self.init_buffer(label, bytemuck::bytes_of(value), wgpu::BufferUsages::UNIFORM | STORAGE)
     }
 
     /// A uniform buffer holding `bytes` (e.g. an arena of params structs).
     pub fn uniform_bytes(&self, label: &str, bytes: &[u8]) -> wgpu::Buffer {
+        self.init_buffer(label, bytes, wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST)
+    }
+
+    /// A counted buffer created holding `bytes`.
+    fn init_buffer(&self, label: &str, bytes: &[u8], usage: wgpu::BufferUsages) -> wgpu::Buffer {
         self.alloc.add(bytes.len() as u64);
-        self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some(label),
-            contents: bytes,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-        })
+        self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some(label), contents: bytes, usage })
     }
 
     /// Checks that a binding of `bytes` fits the device's storage-binding limit.

@@ -133,10 +133,10 @@ impl Plan {
         let mut dispatches = Vec::with_capacity(specs.len());
         for (spec, off) in specs.into_iter().zip(offsets) {
             // Only a plan's last dispatch may move its step on (the others read the step in flight).
-            if spec.bindings.contains(&Bind::Step) && dispatches.len() + 1 != n_specs {
+            let writes_step = spec.bindings.contains(&Bind::Step);
+            if writes_step && dispatches.len() + 1 != n_specs {
                 return Err(PlanError::StepWriter(spec.kernel.source().entry));
             }
-            let writes_step = spec.bindings.contains(&Bind::Step);
             gpu.check_workgroup_memory(spec.kernel)?;
             let pipeline = gpu.pipeline(pipeline_key(gpu, &spec, opts.max_tokens));
             let layout = pipeline.get_bind_group_layout(0);

@@ -7,8 +7,8 @@ use crate::graph::ir::{
     DeviceTensor, Epilogue, FusedMatvec, Graph, Op, PartialsIn, PartialsNorm, Rows, Storage, TensorId,
 };
 
-/// A single-matrix fused matvec `h = resid + W x` with no prologue or bias: (W, resid, h).
-pub(crate) fn residual_matvec(op: &Op, x: TensorId) -> Option<(TensorId, TensorId, TensorId)> {
+/// A single-matrix fused matvec of `x` with no prologue or bias (its epilogue is the caller's to check).
+fn single_matvec(op: &Op, x: TensorId) -> Option<&FusedMatvec> {
     match op {
         Op::FusedMatvec(f)
             if f.x == x
@@ -18,11 +18,17 @@ pub(crate) fn residual_matvec(op: &Op, x: TensorId) -> Option<(TensorId, TensorI
                 && f.gate.is_none()
                 && f.partials_in.is_none() =>
         {
-            match f.epilogue {
-                Epilogue::Residual(r) if r != x => Some((f.mats[0].w, r, f.mats[0].out)),
-                _ => None,
-            }
+            Some(f)
         }
+        _ => None,
+    }
+}
+
+/// A single-matrix fused matvec `h = resid + W x` with no prologue or bias: (W, resid, h).
+pub(crate) fn residual_matvec(op: &Op, x: TensorId) -> Option<(TensorId, TensorId, TensorId)> {
+    let f = single_matvec(op, x)?;
+    match f.epilogue {
+        Epilogue::Residual(r) if r != x => Some((f.mats[0].w, r, f.mats[0].out)),
         _ => None,
     }
 }
@@ -31,15 +37,8 @@ pub(crate) fn residual_matvec(op: &Op, x: TensorId) -> Option<(TensorId, TensorI
 /// an `AddRmsNorm` adding it to another tensor (a decoder's last down projection and final norm):
 /// (W, the other addend, the norm's index).
 pub(crate) fn norm_after_matvec(g: &Graph, bi: usize, x: TensorId) -> Option<(TensorId, TensorId, usize)> {
-    let Op::FusedMatvec(f) = &g.ops[bi] else { return None };
-    if f.x != x
-        || f.mats.len() != 1
-        || f.mats[0].bias.is_some()
-        || f.norm.is_some()
-        || f.gate.is_some()
-        || f.partials_in.is_some()
-        || f.epilogue != Epilogue::None
-    {
+    let f = single_matvec(&g.ops[bi], x)?;
+    if f.epilogue != Epilogue::None {
         return None;
     }
     let d = f.mats[0].out;
