@@ -44,91 +44,22 @@ const WG: u32 = 256u;
 const O_MAT: u32 = 0u;
 const CHUNK: u32 = 1024u;
 
+// Where the head's output and the o_proj partial rows go.
+fn store_head(i: u32, o: vec4<f32>) {
+    out[i] = o.x;
+    out[i + 1u] = o.y;
+    out[i + 2u] = o.z;
+    out[i + 3u] = o.w;
+}
+fn store_o_part(i: u32, v: vec4<f32>) { o_part[i] = v; }
+
 fn new_q(h: u32, t: u32, row: u32) -> f32 { return q[(row * p.n_heads + h) * p.head_dim + t]; }
 fn new_k(kvh: u32, t: u32, row: u32) -> f32 { return k[(row * p.n_kv_heads + kvh) * p.head_dim + t]; }
 fn new_v(kvh: u32, t: u32, row: u32) -> f32 { return v[(row * p.n_kv_heads + kvh) * p.head_dim + t]; }
 
-// The split scratch: a ticket per (row, head), then per (row, head, split) a record of
-// head_dim / 4 + 1 vec4s: (m, l, 0, 0) and the split's unnormalised output. A dispatch that splits
-// runs at most 128 workgroups (dispatch_attention.rs), so at most 128 records and tickets are in
-// use. The tickets start at zero (a fresh buffer) and the last split puts its ticket back to zero.
-const MAX_SPLITS: u32 = 64u;
-const MAX_TICKETS: u32 = 256u;
-struct SplitScratch { tickets: array<atomic<u32>, MAX_TICKETS>, rec: array<vec4<f32>> }
+// The split scratch (shaders/lib/attention_split.wgsl's SplitScratch).
 @group(0) @binding(11) var<storage, read_write> scratch: SplitScratch;
-var<workgroup> split_ml: array<vec2<f32>, MAX_SPLITS>;
-var<workgroup> split_last: u32;
-
-// Split s of the context at `pos`: (begin, end, splits). A context of more than twice the minimum
-// (combining costs about what a head's unsplit chain gains over those positions, measured on the
-// H200) takes as many splits as it has runs of the minimum, at most grid.y, of equal length;
-// workgroups past them (where equal lengths need fewer) return.
-fn split_of(pos: u32, s: u32, grid_y: u32) -> vec3<u32> {
-    let len = min(pos + 1u, p.max_seq);
-    let shift = (FLAGS >> 24u) & 15u;
-    if (shift == 0u || grid_y == 1u || len <= (2u << shift)) { return vec3<u32>(0u, len, 1u); }
-    let want = min(min(grid_y, MAX_SPLITS), (len + (1u << shift) - 1u) >> shift);
-    let per = (len + want - 1u) / want;
-    let n = (len + per - 1u) / per;
-    return vec3<u32>(min(s * per, len), min(s * per + per, len), n);
-}
-
-// After attend over split s of n for head h of activation row `row`: true where this workgroup now
-// holds the head's final output in head_out (and out): the only split, or the last of n to finish,
-// after combining all n in split order (the same arithmetic whichever finishes last). `key` is the
-// (row, head)'s ticket, `head` the index of its first record.
-fn finish_split(h: u32, row: u32, key: u32, head: u32, s: u32, n: u32, t: u32, ml: vec2<f32>) -> bool {
-    if (n == 1u) {
-        attend_finish(h, t, row, ml.y);
-        return true;
-    }
-    let hd4 = p.head_dim / 4u;
-    let stride = hd4 + 1u;
-    if (t < hd4) { scratch.rec[(head + s) * stride + 1u + t] = head_out[t]; }
-    if (t == 0u) { scratch.rec[(head + s) * stride] = vec4<f32>(ml, 0.0, 0.0); }
-    // Device-scope release: the record is visible before the ticket is taken.
-    storageBarrier();
-    if (t == 0u) {
-        let before = atomicAdd(&scratch.tickets[key], 1u);
-        var last = 0u;
-        if (before == n - 1u) {
-            last = 1u;
-            atomicStore(&scratch.tickets[key], 0u);
-        }
-        split_last = last;
-    }
-    if (workgroupUniformLoad(&split_last) == 0u) { return false; }
-    // Device-scope acquire: every split's record is visible to the loads below.
-    storageBarrier();
-    // Thread (column c, group g) adds splits g, g + G, ..; then the G groups in order. Its first
-    // split's output is requested with the (m, l) pairs: one memory round trip where n <= G.
-    let c = t % hd4;
-    let g = t / hd4;
-    let groups = WG / hd4;
-    var first = vec4<f32>(0.0);
-    if (g < n) { first = scratch.rec[(head + g) * stride + 1u + c]; }
-    if (t < n) { split_ml[t] = scratch.rec[(head + t) * stride].xy; }
-    workgroupBarrier();
-    var m = NEG;
-    for (var i = 0u; i < n; i++) { m = max(m, split_ml[i].x); }
-    var l = 0.0;
-    for (var i = 0u; i < n; i++) { l += exp(split_ml[i].x - m) * split_ml[i].y; }
-    var o = vec4<f32>(0.0);
-    if (g < n) {
-        o = exp(split_ml[g].x - m) * first;
-        for (var i = g + groups; i < n; i += groups) {
-            o += exp(split_ml[i].x - m) * scratch.rec[(head + i) * stride + 1u + c];
-        }
-    }
-    slice_acc[t] = o;
-    workgroupBarrier();
-    if (t < hd4) {
-        var sum = vec4<f32>(0.0);
-        for (var i = 0u; i < groups; i++) { sum += slice_acc[i * hd4 + t]; }
-        write_head(h, t, row, sum / l);
-    }
-    return true;
-}
+fn split_shift() -> u32 { return (FLAGS >> 24u) & 15u; }
 
 // grid: (n_heads, the step's splits)
 @compute @workgroup_size(256)

@@ -81,6 +81,9 @@ fn load_sm(m: u32, i: u32) -> vec2<f32> {
 fn norm_weight(i: u32) -> vec4<f32> { return norm_w[i]; }
 fn gate_at(i: u32) -> vec4<f32> { return vec4<f32>(0.0); }
 fn resid_at(i: u32) -> f32 { return resid[i]; }
+// The PARTIALS_IN rows are bound as x (their count in FLAGS).
+fn partial_rows() -> u32 { return partials_count(); }
+fn partial_at(i: u32) -> vec4<f32> { return x[i]; }
 
 fn bias_at(m: u32, c: u32) -> f32 {
     if (m == 0u) { return bq[c]; }
@@ -94,6 +97,15 @@ fn store(m: u32, i: u32, v: f32) {
 }
 
 // The new token's q / k / v lanes, computed by this workgroup.
+// Where the head's output and the o_proj partial rows go.
+fn store_head(i: u32, o: vec4<f32>) {
+    out[i] = o.x;
+    out[i + 1u] = o.y;
+    out[i + 2u] = o.z;
+    out[i + 3u] = o.w;
+}
+fn store_o_part(i: u32, v: vec4<f32>) { o_part[i] = v; }
+
 fn new_q(h: u32, t: u32, row: u32) -> f32 { return qs[t]; }
 fn new_k(kvh: u32, t: u32, row: u32) -> f32 { return ks[t]; }
 fn new_v(kvh: u32, t: u32, row: u32) -> f32 { return vs[t]; }

@@ -67,6 +67,9 @@ fn load_sm(m: u32, i: u32) -> vec2<f32> {
 fn norm_weight(i: u32) -> vec4<f32> { return norm_w[i]; }
 fn gate_at(i: u32) -> vec4<f32> { return norm_w[i]; }
 fn resid_at(i: u32) -> f32 { return resid[i]; }
+// The PARTIALS_IN rows are bound as x (their count in FLAGS).
+fn partial_rows() -> u32 { return partials_count(); }
+fn partial_at(i: u32) -> vec4<f32> { return x[i]; }
 
 fn bias_at(m: u32, c: u32) -> f32 {
     if (m == 0u) { return b0[c]; }

@@ -31,6 +31,9 @@ fn load_sm(m: u32, i: u32) -> vec2<f32> { return vec2<f32>(0.0); }
 fn norm_weight(i: u32) -> vec4<f32> { return norm_w[i]; }
 fn gate_at(i: u32) -> vec4<f32> { return vec4<f32>(0.0); }
 fn resid_at(i: u32) -> f32 { return resid[i]; }
+// The PARTIALS_IN rows are bound as x (their count in FLAGS).
+fn partial_rows() -> u32 { return partials_count(); }
+fn partial_at(i: u32) -> vec4<f32> { return x[i]; }
 fn bias_at(m: u32, c: u32) -> f32 { return 0.0; }
 // Only the PARTIALS_IN sum is stored through the hook (matrix slot 3).
 fn store(m: u32, i: u32, v: f32) { y_sum[i] = v; }

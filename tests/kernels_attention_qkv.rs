@@ -214,7 +214,12 @@ fn attention_qkv_skips_without_the_workgroup_memory() {
     let io = m.arch.new_io(&gpu(), 8, 32).unwrap();
     for (bytes, want) in [(16384, 0), (32768, 2)] {
         let mut built = m.arch.build_graph(&io, gerbil::models::decoder::Mode::Decode);
-        let limits = PassLimits { max_storage_buffers_per_stage: 32, one_token: true, max_workgroup_storage: bytes };
+        let limits = PassLimits {
+            max_storage_buffers_per_stage: 32,
+            one_token: true,
+            max_workgroup_storage: bytes,
+            grid_barrier: false,
+        };
         let cfg = FusionConfig { attention_qkv: true, ..FusionConfig::default() };
         let reports = gerbil::passes::run(&mut built.graph, &cfg, limits);
         let report = reports.iter().find(|r| r.pass == "attention_qkv").unwrap();

@@ -13,6 +13,17 @@ use gerbil::gpu::KernelId;
 use gerbil::passes::FusionConfig;
 use gerbil::weights::WeightFormat;
 
+/// The default passes (decode_layer is opt-in, so these plans are the same on every adapter).
+fn base() -> FusionConfig {
+    FusionConfig::default()
+}
+
+/// The default passes and the opt-in decode_layer, as if the adapter could run grid barriers (it
+/// fires only where `PassLimits::grid_barrier` says so).
+fn layer_kernel() -> FusionConfig {
+    FusionConfig { decode_layer: true, grid_barrier_anywhere: true, ..FusionConfig::default() }
+}
+
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
 }
@@ -43,10 +54,17 @@ fn check_snapshot(s: &Session, name: &str) {
     assert_eq!(got, want, "{name}: decode dispatch list changed (GERBIL_UPDATE_SNAPSHOTS=1 to accept)");
 }
 
+/// The decode_layer pass: a qwen3 layer in one dispatch.
+#[test]
+fn decode_layer_dispatch_list_snapshot() {
+    let s = Session::new(&model("qwen3", layer_kernel()), SessionOptions::default()).unwrap();
+    check_snapshot(&s, "qwen3_decode_layer");
+}
+
 /// The opt-in attention_qkv pass: a qwen3 layer in two dispatches.
 #[test]
 fn attention_qkv_dispatch_list_snapshot() {
-    let cfg = FusionConfig { attention_qkv: true, ..FusionConfig::default() };
+    let cfg = FusionConfig { attention_qkv: true, ..base() };
     let s = Session::new(&model("qwen3", cfg), SessionOptions::default()).unwrap();
     check_snapshot(&s, "qwen3_attention_qkv");
     assert_eq!(s.decode_dispatches(), 2 * 2 + 4, "two dispatches a layer, plus embed, lm_head and argmax");
@@ -55,7 +73,7 @@ fn attention_qkv_dispatch_list_snapshot() {
 #[test]
 fn decode_dispatch_list_snapshots() {
     for name in ["llama", "qwen2", "qwen3", "lfm2"] {
-        let m = model(name, FusionConfig::default());
+        let m = model(name, base());
         let s = Session::new(&m, SessionOptions::default()).unwrap();
         check_snapshot(&s, name);
         // Per layer: norm + q/k/v (or in_proj + short conv), attention, o + residual,
@@ -69,7 +87,7 @@ fn decode_dispatch_list_snapshots() {
         };
         let folded_default = folded(&s);
         assert_eq!(s.decode_dispatches(), 5 * layers + 4 - folded_default, "{name}: default fusion, 5 per layer");
-        let opt_out = FusionConfig { norm_matvec: false, ..FusionConfig::default() };
+        let opt_out = FusionConfig { norm_matvec: false, ..base() };
         let s2 = Session::new(&model(name, opt_out), SessionOptions::default()).unwrap();
         assert_eq!(s2.decode_dispatches(), 6 * layers + 5 - folded(&s2), "{name}: without norm_matvec, 6 per layer");
         let unfused = Session::new(&model(name, FusionConfig::none()), SessionOptions::default()).unwrap();
@@ -149,9 +167,9 @@ fn each_pass_matches_unfused() {
             "attention_qkv",
             FusionConfig { attention_decode: true, attention_partials: true, attention_qkv: true, ..layer },
         ),
-        ("all", FusionConfig::default()),
-        ("all + attention_qkv", FusionConfig { attention_qkv: true, ..FusionConfig::default() }),
-        ("all but norm_matvec", FusionConfig { norm_matvec: false, ..FusionConfig::default() }),
+        ("all", base()),
+        ("all + attention_qkv", FusionConfig { attention_qkv: true, ..base() }),
+        ("all but norm_matvec", FusionConfig { norm_matvec: false, ..base() }),
     ];
     for name in ["qwen3", "qwen2", "llama3_rope", "lfm2"] {
         let unfused = run(&model(name, none));
@@ -190,9 +208,9 @@ fn split_attention_matches_unfused_past_256_positions() {
         assert_eq!(split, Some(most), "attention split over up to ceil(320 / 128)");
         greedy(&mut s, &prompt, 24)
     };
-    for name in ["qwen3", "llama3_rope", "lfm2"] {
+    for (name, fusion) in [("qwen3", base()), ("llama3_rope", base()), ("lfm2", base())] {
         let (t0, l0) = run_long(&long(name, FusionConfig::none()));
-        let (t1, l1) = run_long(&long(name, FusionConfig::default()));
+        let (t1, l1) = run_long(&long(name, fusion));
         assert_eq!(t0, t1, "{name}: greedy tokens differ");
         let d = l0.iter().flatten().zip(l1.iter().flatten()).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
         eprintln!("{name} split attention: max |logit diff| fused vs unfused {d:.2e}");
@@ -207,7 +225,7 @@ fn new_passes_fire() {
         let s = Session::new(&model(name, cfg), SessionOptions::default()).unwrap();
         s.pass_reports.iter().find(|r| r.pass == pass).map_or(0, |r| r.fused)
     };
-    let d = FusionConfig::default();
+    let d = base();
     // lfm2 fixture: 4 layers, 2 of them short conv.
     assert_eq!(count("lfm2", d, "short_conv_state"), 2);
     // Every RMSNorm (two per layer and the final one) becomes a matvec prologue.
@@ -225,7 +243,7 @@ fn new_passes_fire() {
     // Partial sums (2-layer fixtures): every down projection (the last layer's too: the fixtures'
     // 384-token vocabulary lets the final norm be the lm_head's prologue), and every o_proj where
     // head_dim is a multiple of 32 (qwen3's 32; llama's 16).
-    let d = FusionConfig::default();
+    let d = base();
     assert_eq!(count("qwen3", d, "mlp_partials"), 2);
     assert_eq!(count("qwen3", d, "attention_partials"), 2);
     assert_eq!(count("llama", d, "mlp_partials"), 2);
@@ -254,6 +272,19 @@ fn new_passes_fire() {
     let ks = kernels(qkv);
     assert_eq!((n(&ks, KernelId::AttentionQkvO), n(&ks, KernelId::AttentionDecodeO)), (2, 0));
     assert_eq!(n(&ks, KernelId::MatvecMlpInt4), 2);
+    // decode_layer takes each layer's three dispatches where o_proj has partial rows; only where
+    // grid barriers may run.
+    assert_eq!(count("qwen3", layer_kernel(), "decode_layer"), 2);
+    assert_eq!(count("llama", layer_kernel(), "decode_layer"), 0);
+    let ks = kernels(layer_kernel());
+    assert_eq!(n(&ks, KernelId::DecodeLayer), 2);
+    assert_eq!(n(&ks, KernelId::AttentionDecodeO) + n(&ks, KernelId::MatvecMlpInt4), 0);
+    let no_barrier = FusionConfig { grid_barrier_anywhere: false, ..layer_kernel() };
+    let s = Session::new(&model("qwen3", no_barrier), SessionOptions::default()).unwrap();
+    let r = s.pass_reports.iter().find(|r| r.pass == "decode_layer").unwrap();
+    if gpu().caps.device_type != "DiscreteGpu" {
+        assert_eq!((r.fused, r.skipped.len()), (0, 2), "refused without grid barriers: {:?}", r.skipped);
+    }
 }
 
 /// The partial-sum passes only rewrite one-token graphs (a batched decode graph keeps its matvecs).
@@ -261,12 +292,17 @@ fn new_passes_fire() {
 fn partial_sum_passes_leave_batched_graphs_alone() {
     use gerbil::models::decoder::Mode;
     use gerbil::passes::PassLimits;
-    let m = model("qwen3", FusionConfig::default());
+    let m = model("qwen3", base());
     let io = m.arch.new_io(&gpu(), 8, 32).unwrap();
     for (one_token, want) in [(false, 0), (true, 2)] {
         let mut built = m.arch.build_graph(&io, Mode::Decode);
-        let limits = PassLimits { max_storage_buffers_per_stage: 32, one_token, max_workgroup_storage: 32768 };
-        let cfg = FusionConfig { attention_qkv: true, ..FusionConfig::default() };
+        let limits = PassLimits {
+            max_storage_buffers_per_stage: 32,
+            one_token,
+            max_workgroup_storage: 32768,
+            grid_barrier: true,
+        };
+        let cfg = FusionConfig { attention_qkv: true, ..base() };
         let reports = gerbil::passes::run(&mut built.graph, &cfg, limits);
         let fused = |pass: &str| reports.iter().find(|r| r.pass == pass).unwrap().fused;
         assert_eq!(fused("mlp_partials"), want, "one_token {one_token}");
@@ -279,7 +315,7 @@ fn partial_sum_passes_leave_batched_graphs_alone() {
 fn passes_skip_when_the_storage_limit_is_low() {
     // 8 storage buffers (a browser's WebGPU default): the 15-binding fused
     // matvec and 9-binding fused attention must be skipped, not emitted.
-    let cfg = FusionConfig { max_storage_buffers: Some(8), ..FusionConfig::default() };
+    let cfg = FusionConfig { max_storage_buffers: Some(8), ..base() };
     let m = model("qwen3", cfg);
     let s = Session::new(&m, SessionOptions::default()).unwrap();
     let skipped: usize = s.pass_reports.iter().map(|r| r.skipped.len()).sum();
@@ -294,7 +330,7 @@ fn passes_skip_when_the_storage_limit_is_low() {
 #[test]
 fn short_conv_and_add_norm_skip_when_the_storage_limit_is_low() {
     // 4 storage buffers: the 5-binding fused short conv and add + RMSNorm must be skipped.
-    let cfg = FusionConfig { max_storage_buffers: Some(4), ..FusionConfig::default() };
+    let cfg = FusionConfig { max_storage_buffers: Some(4), ..base() };
     let s = Session::new(&model("lfm2", cfg), SessionOptions::default()).unwrap();
     for pass in ["short_conv_state", "add_rmsnorm"] {
         let r = s.pass_reports.iter().find(|r| r.pass == pass).unwrap();
@@ -318,7 +354,7 @@ fn dump_graph_covers_every_builder_node_once() {
 }
 
 fn dump_graph_covers(name: &str) {
-    let m = model(name, FusionConfig::default());
+    let m = model(name, base());
     let s = Session::new(&m, SessionOptions::default()).unwrap();
     let unfused = Session::new(&model(name, FusionConfig::none()), SessionOptions::default()).unwrap();
     let doc = gerbil::cli::dump_graph::describe(s.decode_plan());
@@ -353,8 +389,13 @@ fn norm_matvec_leaves_vocabulary_wide_matvecs_alone() {
         g.push(Op::RmsNorm { x, weight: norm_w, out: xn, dim: k, rows_per_token: 1, eps: 1e-5, add_unit: false });
         g.push(Op::MatMul { x: xn, w, bias: None, out: logits, last_row: true });
         g.outputs.push(logits);
-        let limits = PassLimits { max_storage_buffers_per_stage: 32, one_token: true, max_workgroup_storage: 32768 };
-        let reports = gerbil::passes::run(&mut g, &FusionConfig::default(), limits);
+        let limits = PassLimits {
+            max_storage_buffers_per_stage: 32,
+            one_token: true,
+            max_workgroup_storage: 32768,
+            grid_barrier: false,
+        };
+        let reports = gerbil::passes::run(&mut g, &base(), limits);
         let norms = g.ops.iter().filter(|op| matches!(op, Op::RmsNorm { .. })).count();
         assert_eq!(norms, usize::from(!fused), "{n} columns: ops {:?}", g.ops.iter().map(Op::name).collect::<Vec<_>>());
         let report = reports.iter().find(|r| r.pass == "norm_matvec").unwrap();

@@ -13,8 +13,10 @@
 // writes the cache for later steps.
 //
 // The kernel file declares: Params `p` with n_heads, n_kv_heads, head_dim, max_seq,
-// scale, rotary_dim, qk_eps; the bindings cos_sin, q_norm, k_norm, k_cache, v_cache,
-// out (and o_part for o_partials); the consts WG (256), CHUNK and O_MAT; and the hooks
+// scale, rotary_dim, qk_eps; the bindings cos_sin, q_norm, k_norm, k_cache, v_cache;
+// the consts WG (256), CHUNK and O_MAT; and the hooks
+//   store_head(i, o)                         the head's output o (4 floats) at out[i ..]
+//   store_o_part(i, v)                       o_partials' vec4 i
 //   attn_flags() -> u32                      QK_NORM | INTERLEAVED | PREPARED
 //   new_q(h, t, row), new_k(kvh, t, row), new_v(kvh, t, row) -> f32
 //                                            lane t of the new token's q head h / k, v head kvh
@@ -397,11 +399,7 @@ fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32, span: Span, pf: AttnPre
 // Lane t (< head_dim / 4) of head h's final output o: into head_out (o_partials reads it) and out.
 fn write_head(h: u32, t: u32, row: u32, o: vec4<f32>) {
     head_out[t] = o;
-    let ob = row * p.n_heads * p.head_dim + h * p.head_dim + 4u * t;
-    out[ob] = o.x;
-    out[ob + 1u] = o.y;
-    out[ob + 2u] = o.z;
-    out[ob + 3u] = o.w;
+    store_head(row * p.n_heads * p.head_dim + h * p.head_dim + 4u * t, o);
 }
 
 // The output of an attend over every position: its sum over l (the same thread that summed it).
@@ -446,8 +444,8 @@ fn o_partials(h: u32, t: u32, pf: OPrefetch) {
         var c = pf.first;
         if (i == t + WG) { c = pf.second; } else if (i != t) { c = o_words(quad, h * wph + w); }
         let x = 8u * w;
-        o_part[(h * wph + w) * o_quads() + quad] = chunk_dot(
+        store_o_part((h * wph + w) * o_quads() + quad, chunk_dot(
             head_out[x], head_out[x + 1u], head_out[x + 2u], head_out[x + 3u],
-            head_out[x + 4u], head_out[x + 5u], head_out[x + 6u], head_out[x + 7u], c);
+            head_out[x + 4u], head_out[x + 5u], head_out[x + 6u], head_out[x + 7u], c));
     }
 }

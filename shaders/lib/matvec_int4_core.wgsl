@@ -5,7 +5,8 @@
 // arithmetic). The kernel file declares Params `p` (FusedMatvecParams' fields first), Step
 // `step`, x, and the hooks
 //   load_q(m, i) -> vec4<u32>, load_sm(m, i) -> vec2<f32>, norm_weight(i) -> vec4<f32>,
-//   gate_at(i) -> vec4<f32>, resid_at(i) -> f32, bias_at(m, c) -> f32, store(m, i, v)
+//   gate_at(i) -> vec4<f32>, resid_at(i) -> f32, bias_at(m, c) -> f32, store(m, i, v),
+//   partial_rows() -> u32, partial_at(i) -> vec4<f32>   (the PARTIALS_IN rows: count, vec4 i)
 // (store(3, i, v) also receives the PARTIALS_IN sum) and the constant MAX_K4 (see xsum), and
 // calls matvec_core from its entry point. Layout and arithmetic: see matvec_fused_int4.wgsl; the word
 // arithmetic is shaders/lib/int4_word.wgsl.
@@ -288,10 +289,10 @@ fn norm_rows(wgy: u32, t: u32, nr: u32) {
 // holds before group_sum (0 + word l, + word l + 32); zero where it has no word.
 fn lane_partial(q: u32, l: u32) -> vec4<f32> {
     let kq = dim_k() / 4u;
-    let np = partials_count();
+    let np = partial_rows();
     var a = vec4<f32>(0.0);
-    if (l < np) { a += x[l * kq + q]; }
-    if (l + 32u < np) { a += x[(l + 32u) * kq + q]; }
+    if (l < np) { a += partial_at(l * kq + q); }
+    if (l + 32u < np) { a += partial_at((l + 32u) * kq + q); }
     return a;
 }
 

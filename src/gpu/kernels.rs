@@ -73,6 +73,8 @@ pub enum KernelId {
     PartialsNorm,
     /// `AttentionDecodeO` with the q / k / v matvec (and its norm, partial-row sum) computed per head first.
     AttentionQkvO,
+    /// A dense decode layer (q / k / v, attention + o_proj rows, MLP) in one dispatch with grid barriers.
+    DecodeLayer,
 }
 
 /// Where a kernel's code lives and which uniform layout it declares.
@@ -95,6 +97,8 @@ pub struct KernelSource {
     pub delta_core: bool,
     /// Calls `attend` (`ATTENTION_DECODE_CORE`), defining its hooks.
     pub attention_core: bool,
+    /// Calls `finish_split` (`ATTENTION_SPLIT`), binding its scratch.
+    pub attention_split: bool,
 }
 
 /// `group_sum` through subgroup operations, for adapters whose subgroups are exactly 32 wide.
@@ -111,6 +115,9 @@ pub const MATVEC_INT4_CORE: &str = include_str!("../../shaders/lib/matvec_int4_c
 
 /// Decode attention (`attend`, `o_partials`) for the kernels that define its hooks.
 pub const ATTENTION_DECODE_CORE: &str = include_str!("../../shaders/lib/attention_decode_core.wgsl");
+
+/// Flash-decoding splits of decode attention (`split_of`, `finish_split`).
+pub const ATTENTION_SPLIT: &str = include_str!("../../shaders/lib/attention_split.wgsl");
 
 /// One INT4 word of four columns against 32 inputs (`word_dot`): for every kernel
 /// that calls them, so split sums add bit-identical terms.
@@ -137,7 +144,17 @@ const fn is_int4_matvec(file: &str) -> bool {
 
 /// The kernels built on `attention_decode_core.wgsl`.
 const fn is_attention_decode(file: &str) -> bool {
-    matches!(file.as_bytes(), b"attention_decode.wgsl" | b"attention_qkv_o.wgsl")
+    matches!(file.as_bytes(), b"attention_decode.wgsl" | b"attention_qkv_o.wgsl" | b"decode_layer.wgsl")
+}
+
+/// The kernels that also use the matvec core (its prologues and lane order) around the attention.
+const fn is_attention_matvec(file: &str) -> bool {
+    matches!(file.as_bytes(), b"attention_qkv_o.wgsl" | b"decode_layer.wgsl")
+}
+
+/// The kernels with flash-decoding splits.
+const fn is_attention_split(file: &str) -> bool {
+    matches!(file.as_bytes(), b"attention_decode.wgsl" | b"decode_layer.wgsl")
 }
 
 /// How the adapter reduces, which picks the preludes a kernel is compiled with.
@@ -184,6 +201,9 @@ impl KernelSource {
         if self.attention_core {
             libs.push(ATTENTION_DECODE_CORE.to_string());
         }
+        if self.attention_split {
+            libs.push(ATTENTION_SPLIT.to_string());
+        }
         libs.push(self.source.to_string());
         libs.join("\n")
     }
@@ -198,11 +218,12 @@ macro_rules! src {
             params_fields: <$p>::FIELDS,
             params_size: std::mem::size_of::<$p>(),
             specialized: is_int4_matvec($file) || is_attention_decode($file) || $file == "gated_delta_conv.wgsl",
-            group_sum: is_int4_matvec($file) || $file == "attention_qkv_o.wgsl",
-            shape_constants: is_int4_matvec($file) || $file == "attention_qkv_o.wgsl",
+            group_sum: is_int4_matvec($file) || is_attention_matvec($file),
+            shape_constants: is_int4_matvec($file) || is_attention_matvec($file),
             wg_reduce: is_attention_decode($file),
             delta_core: $file == "gated_delta.wgsl" || $file == "gated_delta_conv.wgsl",
             attention_core: is_attention_decode($file),
+            attention_split: is_attention_split($file),
         }
     };
 }
@@ -268,6 +289,7 @@ impl KernelId {
         KernelId::AttentionDecodeO,
         KernelId::AttentionQkvO,
         KernelId::PartialsNorm,
+        KernelId::DecodeLayer,
     ];
 
     pub fn source(self) -> KernelSource {
@@ -295,6 +317,7 @@ impl KernelId {
             KernelId::AttentionQkvO => src!("attention_qkv_o.wgsl", "attention_qkv_o", AttentionQkvParams),
             KernelId::MatvecMlpInt4 => src!("matvec_mlp_int4.wgsl", "matvec_mlp_int4", FusedMatvecParams),
             KernelId::PartialsNorm => src!("partials_norm.wgsl", "partials_norm", FusedMatvecParams),
+            KernelId::DecodeLayer => src!("decode_layer.wgsl", "decode_layer", DecodeLayerParams),
             KernelId::ShortConv => src!("short_conv.wgsl", "short_conv", ShortConvParams),
             KernelId::ConvStateUpdate => src!("conv_state_update.wgsl", "conv_state_update", ShortConvParams),
             KernelId::ShortConvUpdate => src!("short_conv_update.wgsl", "short_conv_update", ShortConvParams),

@@ -104,6 +104,29 @@ gpu_params!(
     }
 );
 gpu_params!(
+    /// `decode_layer.wgsl`: `AttentionQkvParams`' fields (n0 = q width, n1 = n2 = k / v width, n3 = the
+    /// MLP's intermediate width; `split_cap`, a head's most splits, for `pad0`). The kernel reads the
+    /// widths as shape constants.
+    DecodeLayerParams {
+        n0: u32,
+        n1: u32,
+        n2: u32,
+        k: u32,
+        group: u32,
+        flags: u32,
+        eps: f32,
+        n3: u32,
+        n_heads: u32,
+        n_kv_heads: u32,
+        head_dim: u32,
+        max_seq: u32,
+        scale: f32,
+        rotary_dim: u32,
+        split_cap: u32,
+        qk_eps: f32,
+    }
+);
+gpu_params!(
     /// The short-conv kernels (`short_conv*.wgsl`, `conv_state_update.wgsl`); flags: `conv::BIAS`.
     ShortConvParams { dim: u32, kernel: u32, flags: u32, pad0: u32 }
 );
@@ -243,6 +266,11 @@ pub mod attn_decode {
     pub const O_QUADS_SHIFT: u32 = 8;
     /// `attention_qkv_o.wgsl`: QK_NORM and INTERLEAVED sit at this bit, above the matvec core's.
     pub const QKV_ATTN_SHIFT: u32 = 26;
+    /// `decode_layer.wgsl`: log2 of the positions a split takes, at this bit.
+    pub const LAYER_SPLIT_SHIFT: u32 = 28;
+    /// `decode_layer.wgsl`'s STASH: the first vec4 of its scratch past the split records of the
+    /// widest head (128 workgroups' records of 256 / 4 + 1 vec4s).
+    pub const LAYER_STASH_VEC4S: u32 = 128 * (256 / 4 + 1);
     /// Decode (`attention_decode`, `attention_decode_o`, `attention_rows`): log2 of the positions a
     /// flash-decoding split takes, at this bit (0: one workgroup per head and row).
     pub const SPLIT_SHIFT: u32 = 24;

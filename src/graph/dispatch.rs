@@ -29,6 +29,15 @@ pub enum Dim {
         heads: u32,
         per_row: bool,
     },
+    /// A decode layer kernel's grid (decode_layer.wgsl): at least `at_least` workgroups, and one per
+    /// head and split as `KvSplits` (one row) sizes them.
+    LayerGrid {
+        at_least: u32,
+        log2: u32,
+        most: u32,
+        max_seq: u32,
+        heads: u32,
+    },
 }
 
 /// The most workgroups a split decode attention dispatch runs (heads x rows x splits). The kernel
@@ -55,6 +64,10 @@ impl Dim {
                     len.div_ceil(1 << log2).min(most).min((SPLIT_MAX_WORKGROUPS / (heads * rows)).max(1))
                 };
                 rows * splits
+            }
+            Dim::LayerGrid { at_least, log2, most, max_seq, heads } => {
+                let splits = Dim::KvSplits { log2, most, max_seq, heads, per_row: false }.resolve(1, kv_len);
+                at_least.max(heads * splits)
             }
         }
     }
@@ -304,6 +317,7 @@ pub fn select_one(
         Op::AttentionQkv { ref qkv, ref attn, o_proj, partials: part } => {
             partials::attention_qkv(graph, qkv, attn, o_proj, part, max_tokens, index).map_err(err)?
         }
+        Op::DecodeLayer(ref l) => super::dispatch_layer::decode_layer(graph, l, max_tokens, index).map_err(err)?,
         Op::AttentionDecode(ref a) => attention::decode(a, None, index).map_err(err)?,
         Op::AttentionRows { attn: ref a, rows } => attention::decode(a, Some(rows), index).map_err(err)?,
         Op::ShortConv(ref c) => {

@@ -55,15 +55,10 @@ const SPLIT_MIN_LOG2: u32 = 7;
 /// flag bits and the scratch binding. The grid follows the step's context (`Dim::KvSplits`, the
 /// kernel's own rule); the kernel takes the splits each head's context needs.
 fn splits(a: AttnShape, per_row: bool) -> (Dim, u32, Bind) {
-    let log2 = SPLIT_MIN_LOG2;
-    let most = a.max_seq.div_ceil(1 << log2).min(params::attn_decode::MAX_SPLITS) as u32;
+    let (log2, most) = (SPLIT_MIN_LOG2, split_most(a));
     let heads = a.n_heads as u32;
-    // A split dispatch runs at most SPLIT_MAX_WORKGROUPS workgroups, so that many records (and
-    // tickets, fewer than the kernel's MAX_TICKETS) are ever in use.
-    let records = SPLIT_MAX_WORKGROUPS as usize * (a.head_dim / 4 + 1) * 16;
-    let scratch = Bind::Scratch(SCRATCH_TICKETS + records as u32);
-    // No splits where max_seq needs none or the workgroup cap leaves a head fewer than two.
-    if most <= 1 || heads * 2 > SPLIT_MAX_WORKGROUPS {
+    let scratch = Bind::Scratch(split_scratch_bytes(a));
+    if most <= 1 {
         let rows = if per_row { Dim::TOKENS } else { Dim::Fixed(1) };
         return (rows, 0, scratch);
     }
@@ -71,8 +66,31 @@ fn splits(a: AttnShape, per_row: bool) -> (Dim, u32, Bind) {
     (grid, log2 << params::attn_decode::SPLIT_SHIFT, scratch)
 }
 
-/// The scratch's tickets (attention_decode.wgsl's MAX_TICKETS u32s).
+/// The scratch's tickets (attention_split.wgsl's MAX_TICKETS u32s).
 const SCRATCH_TICKETS: u32 = (params::attn_decode::MAX_TICKETS * 4) as u32;
+
+/// The most splits a head of `a` takes in one-token decode (1: no splits, where max_seq needs none or
+/// the workgroup cap leaves a head fewer than two).
+pub fn split_most(a: AttnShape) -> u32 {
+    let most = a.max_seq.div_ceil(1 << SPLIT_MIN_LOG2).min(params::attn_decode::MAX_SPLITS) as u32;
+    if a.n_heads as u32 * 2 > SPLIT_MAX_WORKGROUPS {
+        return 1;
+    }
+    most
+}
+/// log2 of the positions a split takes.
+pub const SPLIT_LOG2: u32 = SPLIT_MIN_LOG2;
+
+/// The split scratch's bytes: the tickets, then a record per workgroup of a split dispatch (at most
+/// SPLIT_MAX_WORKGROUPS, so that many records and tickets, fewer than MAX_TICKETS, are in use).
+pub fn split_scratch_bytes(a: AttnShape) -> u32 {
+    SCRATCH_TICKETS + split_records_vec4s(a) * 16
+}
+
+/// The split records' length in vec4s.
+pub fn split_records_vec4s(a: AttnShape) -> u32 {
+    SPLIT_MAX_WORKGROUPS * (a.head_dim as u32 / 4 + 1)
+}
 
 fn unsupported(a: AttnShape) -> String {
     format!("unsupported heads: {} q / {} kv, head_dim {}", a.n_heads, a.n_kv_heads, a.head_dim)

@@ -18,7 +18,7 @@ use crate::gpu::KernelId;
 pub const MAX_K: usize = 2048;
 
 /// An INT4 [rows, cols] matrix's (rows, cols, group).
-fn int4(graph: &Graph, t: TensorId) -> Result<(usize, usize, usize), String> {
+pub(super) fn int4(graph: &Graph, t: TensorId) -> Result<(usize, usize, usize), String> {
     match &graph.desc(t).storage {
         Storage::Bound(d) => match d.as_ref() {
             DeviceTensor::Int4 { rows, cols, group, .. } if group % 32 == 0 => Ok((*rows, *cols, *group)),
@@ -29,7 +29,7 @@ fn int4(graph: &Graph, t: TensorId) -> Result<(usize, usize, usize), String> {
 }
 
 /// Whether partial rows of a matvec over K words can meet in a consumer of width `k`.
-fn check_words(graph: &Graph, pi: &PartialsIn, k: usize, max_tokens: usize) -> Result<(), String> {
+pub(super) fn check_words(graph: &Graph, pi: &PartialsIn, k: usize, max_tokens: usize) -> Result<(), String> {
     if max_tokens != 1 {
         return Err("partial rows are summed in one-token plans only".into());
     }

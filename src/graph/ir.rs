@@ -167,6 +167,21 @@ pub enum Op {
     /// Decode: the q / k / v matvec (`qkv`, whose three outputs are `attn`'s q, k, v and are not
     /// written) computed per head inside `AttentionPartials` (`attention_qkv` pass).
     AttentionQkv { qkv: FusedMatvec, attn: AttentionDecode, o_proj: TensorId, partials: TensorId },
+    /// Decode: a dense layer in one dispatch (`decode_layer` pass).
+    DecodeLayer(Box<DecodeLayer>),
+}
+
+/// `Op::DecodeLayer`: the q / k / v matvec (`qkv`, whose outputs are `attn`'s q, k, v), the attention
+/// with o_proj's per-word partial rows (`o_partials`), and the MLP that sums them (`mlp`, whose
+/// partial-row input is `o_partials` over the residual `qkv.x`). q, k, v, the attention's output and
+/// `o_partials` stay inside the dispatch and are not written.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct DecodeLayer {
+    pub qkv: FusedMatvec,
+    pub attn: AttentionDecode,
+    pub o_proj: TensorId,
+    pub o_partials: TensorId,
+    pub mlp: MlpPartials,
 }
 
 /// Per-word partial rows of a matvec (`partials` [words, K]: row w is word w's 32-wide slice of the
@@ -369,6 +384,17 @@ impl Op {
                 r.push(*o_proj);
                 r
             }
+            Op::DecodeLayer(l) => {
+                let mut r = Op::AttentionQkv {
+                    qkv: l.qkv.clone(),
+                    attn: l.attn.clone(),
+                    o_proj: l.o_proj,
+                    partials: l.o_partials,
+                }
+                .reads();
+                r.extend(Op::MlpPartials(l.mlp.clone()).reads().into_iter().filter(|t| *t != l.o_partials));
+                r
+            }
         }
     }
 
@@ -417,6 +443,12 @@ impl Op {
                 w.extend(qkv.partials_in.map(|_| qkv.x));
                 w
             }
+            Op::DecodeLayer(l) => {
+                let mut w = vec![l.attn.k_cache, l.attn.v_cache];
+                w.extend(l.qkv.partials_in.map(|_| l.qkv.x));
+                w.extend(Op::MlpPartials(l.mlp.clone()).writes());
+                w
+            }
         }
     }
 
@@ -449,6 +481,7 @@ impl Op {
             Op::MlpPartials(_) => "mlp_partials",
             Op::AttentionPartials { .. } => "attention_partials",
             Op::AttentionQkv { .. } => "attention_qkv",
+            Op::DecodeLayer(_) => "decode_layer",
         }
     }
 }

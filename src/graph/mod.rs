@@ -4,6 +4,7 @@
 pub mod alloc;
 pub mod dispatch;
 mod dispatch_attention;
+mod dispatch_layer;
 mod dispatch_matvec;
 pub mod dispatch_partials;
 pub mod executor;

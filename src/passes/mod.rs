@@ -8,6 +8,7 @@ mod add_rmsnorm;
 mod attention_decode;
 mod attention_partials;
 mod attention_qkv;
+mod decode_layer;
 mod delta_conv;
 mod dual_rmsnorm;
 mod gated_o_proj;
@@ -60,6 +61,16 @@ pub struct FusionConfig {
     /// a dense layer in two dispatches. Off by default: on the H200 the fused kernel took 21.1 us
     /// against 7.6 + 10.0 us for the two dispatches (SmolLM2 at context 136; BENCHMARKS.md session 13).
     pub attention_qkv: bool,
+    /// A dense layer's q / k / v, attention and MLP in one dispatch with grid barriers (after the
+    /// partial-row passes), where the adapter may run it (`PassLimits::grid_barrier`). Opt-in: on the
+    /// H200 SmolLM2's generate loop runs 1224 tok/s with it against 1124 without (BENCHMARKS.md,
+    /// session 17), but WGSL has no device-scope fence, so that one workgroup's stores are seen by
+    /// another after the barrier rests on the driver (the H200 matches the unfused plan to the bit;
+    /// lavapipe does on some runs and not on others).
+    pub decode_layer: bool,
+    /// Treat the adapter as holding every workgroup of a grid at once even where it is not a
+    /// discrete GPU (software Vulkan in the tests; see `PassLimits::grid_barrier`).
+    pub grid_barrier_anywhere: bool,
     /// Pretend the device allows at most this many storage buffers per stage
     /// (tests the skip path; never raises the real limit).
     pub max_storage_buffers: Option<u32>,
@@ -83,6 +94,8 @@ impl Default for FusionConfig {
             mlp_partials: true,
             attention_partials: true,
             attention_qkv: false,
+            decode_layer: false,
+            grid_barrier_anywhere: false,
             max_storage_buffers: None,
         }
     }
@@ -106,8 +119,17 @@ impl FusionConfig {
             mlp_partials: false,
             attention_partials: false,
             attention_qkv: false,
+            decode_layer: false,
+            grid_barrier_anywhere: false,
             max_storage_buffers: None,
         }
+    }
+
+    /// Whether grid-barrier kernels may run on an adapter of this type (wgpu's `DeviceType` name):
+    /// a discrete GPU holds the few dozen workgroups of a small model's layer at once (the H200:
+    /// 132 SMs for at most 128), where an integrated GPU or a CPU adapter may not.
+    pub fn grid_barrier_on(&self, device_type: &str) -> bool {
+        self.grid_barrier_anywhere || device_type == "DiscreteGpu"
     }
 }
 
@@ -119,6 +141,9 @@ pub struct PassLimits {
     pub one_token: bool,
     /// Bytes of workgroup memory a compute workgroup may use.
     pub max_workgroup_storage: u32,
+    /// Every workgroup of a grid of up to 128 is resident at once, so a kernel may wait for all of
+    /// them (a grid barrier). Vulkan promises no such thing: see `FusionConfig::grid_barrier_on`.
+    pub grid_barrier: bool,
 }
 
 /// What one pass did, for logs and dumps.
@@ -135,7 +160,7 @@ pub fn run(graph: &mut Graph, cfg: &FusionConfig, mut limits: PassLimits) -> Vec
         limits.max_storage_buffers_per_stage = limits.max_storage_buffers_per_stage.min(cap);
     }
     type Pass = fn(&mut Graph, &PassLimits) -> PassReport;
-    let passes: [(bool, Pass); 15] = [
+    let passes: [(bool, Pass); 16] = [
         (cfg.attention_decode, attention_decode::run),
         (cfg.dual_rmsnorm, dual_rmsnorm::run),
         // Before shared_input_matvec, which would take the in_proj matmul alone.
@@ -154,6 +179,8 @@ pub fn run(graph: &mut Graph, cfg: &FusionConfig, mut limits: PassLimits) -> Vec
         (cfg.attention_partials, attention_partials::run),
         // After the partial-sum passes: it takes the qkv matvec with its partial rows.
         (cfg.attention_qkv, attention_qkv::run),
+        // Last: it takes a layer's three dispatches as the passes above leave them.
+        (cfg.decode_layer, decode_layer::run),
     ];
     passes.into_iter().filter(|(on, _)| *on).map(|(_, pass)| pass(graph, &limits)).collect()
 }

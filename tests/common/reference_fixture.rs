@@ -19,7 +19,13 @@ pub fn fixture_dir(name: &str) -> PathBuf {
 /// A copy of fixture `name` whose config allows `positions` positions (random weights do not mind),
 /// in a fresh temporary folder the caller removes once the model is loaded.
 pub fn fixture_with_positions(name: &str, positions: usize) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("gerbil-{name}-{positions}-{}", std::process::id()));
+    fixture_with_config(name, &format!("{positions}"), |c| c["max_position_embeddings"] = positions.into())
+}
+
+/// A temporary copy of fixture `name` with its config.json changed by `edit` (`tag` names the copy).
+/// The caller removes the directory.
+pub fn fixture_with_config(name: &str, tag: &str, edit: impl Fn(&mut serde_json::Value)) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gerbil-{name}-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for f in std::fs::read_dir(fixture_dir(name)).unwrap() {
         let f = f.unwrap().path();
@@ -27,7 +33,7 @@ pub fn fixture_with_positions(name: &str, positions: usize) -> PathBuf {
     }
     let cfg = dir.join("config.json");
     let mut c: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&cfg).unwrap()).unwrap();
-    c["max_position_embeddings"] = positions.into();
+    edit(&mut c);
     std::fs::write(&cfg, c.to_string()).unwrap();
     dir
 }
