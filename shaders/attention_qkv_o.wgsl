@@ -22,7 +22,7 @@ struct Params {
     n0: u32, n1: u32, n2: u32, k: u32,
     group: u32, flags: u32, eps: f32, n3: u32,
     n_heads: u32, n_kv_heads: u32, head_dim: u32, max_seq: u32,
-    scale: f32, rotary_dim: u32, pad0: u32, qk_eps: f32,
+    scale: f32, rotary_dim: u32, split_cap: u32, qk_eps: f32,
 }
 struct Step { n_tokens: u32, pos0: u32, kv_len: u32, pad0: u32 }
 
@@ -212,25 +212,6 @@ fn quad_bias(h: u32, kvh: u32, q0: u32, t: u32) -> vec4<f32> {
     return vec4<f32>(bias_at(mc.x, mc.y), bias_at(mc.x, mc.y + 1u), bias_at(mc.x, mc.y + 2u), bias_at(mc.x, mc.y + 3u));
 }
 
-// x' = RMSNorm(x) * g into xsum (the core's xin, once per element): x summed from the partial
-// rows (sum_partials, which also writes x out) or read; `xv`, `g` are thread t's vec4s.
-fn normed_x(wg: vec3<u32>, t: u32, xv: vec4<f32>, g: vec4<f32>) {
-    let kq = dim_k() / 4u;
-    if ((FLAGS & PARTIALS_IN) != 0u) {
-        sum_partials(wg, t);
-    } else {
-        if (t < kq) { xsum[t] = xv; }
-        workgroupBarrier();
-    }
-    norm_rows(wg.y, t, 1u);
-    if (t < kq) {
-        var w = g;
-        if ((FLAGS & ADD_UNIT) != 0u) { w = vec4<f32>(1.0) + w; }
-        xsum[t] = (xsum[t] * inv_rms[0]) * w;
-    }
-    workgroupBarrier();
-}
-
 // grid: (n_heads, 1)
 @compute @workgroup_size(256)
 fn attention_qkv_o(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
@@ -251,7 +232,7 @@ fn attention_qkv_o(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocati
         g = norm_w[t];
         if ((FLAGS & PARTIALS_IN) == 0u) { xv = x[t]; }
     }
-    normed_x(wg, t, xv, g);
+    normed_x(wg, t, (FLAGS & PARTIALS_IN) != 0u, xv, g);
     // Rounds of QUADS quads (head_dim 64: one), 8 QUADS tasks each over the 256 threads.
     for (var q0 = 0u; q0 < 3u * p.head_dim / 4u; q0 += QUADS) {
         var b = bias0;

@@ -180,26 +180,6 @@ fn grid_sync(t: u32, groups: u32) {
     storageBarrier();
 }
 
-// x' = RMSNorm(x) * g into xsum, x summed from the partial rows (sum_partials, whose workgroup 0
-// also writes x out) or the plain row `xv`; g is thread t's norm weights (the core's xin
-// arithmetic, once per element: attention_qkv_o.wgsl's normed_x).
-fn normed_x(w: u32, t: u32, from_partials: bool, xv: vec4<f32>, g: vec4<f32>) {
-    let kq = dim_k() / 4u;
-    if (from_partials) {
-        sum_partials(vec3<u32>(w, 0u, 0u), t);
-    } else {
-        if (t < kq) { xsum[t] = xv; }
-        workgroupBarrier();
-    }
-    norm_rows(0u, t, 1u);
-    if (t < kq) {
-        var wt = g;
-        if ((FLAGS & ADD_UNIT) != 0u) { wt = vec4<f32>(1.0) + wt; }
-        xsum[t] = (xsum[t] * inv_rms[0]) * wt;
-    }
-    workgroupBarrier();
-}
-
 // word_dot of x' word v and a chunk (the core's row_dot on the normed x).
 fn xs_dot(v: u32, c: Chunk) -> vec4<f32> {
     let b = 8u * v;
@@ -214,23 +194,30 @@ fn qkv_col(c: u32) -> vec2<u32> {
     return vec2<u32>(2u, c - dim_n0() - dim_n1());
 }
 
-// Word v of columns c0 .. c0 + 4 (one matrix: its width is a multiple of 32); zeros past the end.
-fn qkv_chunk(c0: u32, v: u32) -> Chunk {
+// Word v of columns (ma, ca), (ma, ca + 1), (mb, cb), (mb, cb + 1) (matrix, column); zeros past K.
+fn chunk4(ma: u32, ca: u32, mb: u32, cb: u32, v: u32) -> Chunk {
     var r: Chunk;
     let vecs = dim_k() / 32u;
-    if (v >= vecs || c0 >= dim_n0() + dim_n1() + dim_n2()) { return r; }
-    let mc = qkv_col(c0);
+    if (v >= vecs) { return r; }
     let groups = dim_k() / dim_group();
     let gv = v / (dim_group() / 32u);
-    r.q0 = load_q(mc.x, mc.y * vecs + v);
-    r.q1 = load_q(mc.x, (mc.y + 1u) * vecs + v);
-    r.q2 = load_q(mc.x, (mc.y + 2u) * vecs + v);
-    r.q3 = load_q(mc.x, (mc.y + 3u) * vecs + v);
-    r.sm0 = load_sm(mc.x, mc.y * groups + gv);
-    r.sm1 = load_sm(mc.x, (mc.y + 1u) * groups + gv);
-    r.sm2 = load_sm(mc.x, (mc.y + 2u) * groups + gv);
-    r.sm3 = load_sm(mc.x, (mc.y + 3u) * groups + gv);
+    r.q0 = load_q(ma, ca * vecs + v);
+    r.q1 = load_q(ma, (ca + 1u) * vecs + v);
+    r.q2 = load_q(mb, cb * vecs + v);
+    r.q3 = load_q(mb, (cb + 1u) * vecs + v);
+    r.sm0 = load_sm(ma, ca * groups + gv);
+    r.sm1 = load_sm(ma, (ca + 1u) * groups + gv);
+    r.sm2 = load_sm(mb, cb * groups + gv);
+    r.sm3 = load_sm(mb, (cb + 1u) * groups + gv);
     return r;
+}
+
+// Word v of q | k | v columns c0 .. c0 + 4 (one matrix: its width is a multiple of 32).
+fn qkv_chunk(c0: u32, v: u32) -> Chunk {
+    var r: Chunk;
+    if (c0 >= dim_n0() + dim_n1() + dim_n2()) { return r; }
+    let mc = qkv_col(c0);
+    return chunk4(mc.x, mc.y, mc.x, mc.y + 2u, v);
 }
 
 // Phase 1 on workgroup w: lane group lg's four columns 4 (8 w + lg) .., into the stash.
@@ -255,7 +242,7 @@ fn qkv_phase(w: u32, t: u32) {
     var b = 0.0;
     let biased = has_bias(mc.x);
     if (live && biased) { b = bias_at(mc.x, mc.y); }
-    normed_x(w, t, from_partials, xv, g);
+    normed_x(vec3<u32>(w, 0u, 0u), t, from_partials, xv, g);
     var acc = vec4<f32>(0.0);
     for (var v0 = 0u; v0 < part; v0 += LANES) {
         let v = v0 + lane;
@@ -277,22 +264,7 @@ fn qkv_phase(w: u32, t: u32) {
 struct MlpPrefetch { a: Chunk, b: Chunk, d: Chunk, g: vec4<f32> }
 
 // Word v of gate and up columns c, c + 1 (the core's SWIGLU layout: gate in components 0-1).
-fn pair_chunk(c: u32, v: u32) -> Chunk {
-    var r: Chunk;
-    let vecs = dim_k() / 32u;
-    if (v >= vecs) { return r; }
-    let groups = dim_k() / dim_group();
-    let gv = v / (dim_group() / 32u);
-    r.q0 = load_q(GATE_MAT, c * vecs + v);
-    r.q1 = load_q(GATE_MAT, (c + 1u) * vecs + v);
-    r.q2 = load_q(UP_MAT, c * vecs + v);
-    r.q3 = load_q(UP_MAT, (c + 1u) * vecs + v);
-    r.sm0 = load_sm(GATE_MAT, c * groups + gv);
-    r.sm1 = load_sm(GATE_MAT, (c + 1u) * groups + gv);
-    r.sm2 = load_sm(UP_MAT, c * groups + gv);
-    r.sm3 = load_sm(UP_MAT, (c + 1u) * groups + gv);
-    return r;
-}
+fn pair_chunk(c: u32, v: u32) -> Chunk { return chunk4(GATE_MAT, c, UP_MAT, c, v); }
 
 fn mlp_prefetch(w: u32, t: u32) -> MlpPrefetch {
     var r: MlpPrefetch;
@@ -320,7 +292,7 @@ fn mlp_phase(w: u32, t: u32, pf: MlpPrefetch) {
     let ca = w * 32u + 2u * lg;
     var wa = pf.a;
     var wb = pf.b;
-    normed_x(w, t, true, vec4<f32>(0.0), pf.g);
+    normed_x(vec3<u32>(w, 0u, 0u), t, true, vec4<f32>(0.0), pf.g);
     var acc_a = vec4<f32>(0.0);
     var acc_b = vec4<f32>(0.0);
     for (var v0 = 0u; v0 < part; v0 += LANES) {

@@ -363,6 +363,28 @@ fn sum_partials(wg: vec3<u32>, t: u32) {
     workgroupBarrier();
 }
 
+// x' = RMSNorm(x) * g of one row into xsum, once per element (the kernels that then dot words of
+// xsum directly: attention_qkv_o.wgsl, decode_layer.wgsl): x summed from the partial rows
+// (sum_partials, whose workgroup 0 also writes x out) or the row `xv`; `g` is thread t's norm
+// weights. xin's arithmetic, so the bits are the NORM prologue's. K <= 4 WG. Every invocation calls
+// it (barriers).
+fn normed_x(wg: vec3<u32>, t: u32, from_partials: bool, xv: vec4<f32>, g: vec4<f32>) {
+    let kq = dim_k() / 4u;
+    if (from_partials) {
+        sum_partials(wg, t);
+    } else {
+        if (t < kq) { xsum[t] = xv; }
+        workgroupBarrier();
+    }
+    norm_rows(wg.y, t, 1u);
+    if (t < kq) {
+        var w = g;
+        if ((FLAGS & ADD_UNIT) != 0u) { w = vec4<f32>(1.0) + w; }
+        xsum[t] = (xsum[t] * inv_rms[0]) * w;
+    }
+    workgroupBarrier();
+}
+
 // The prologues in order (every invocation calls this: barriers); `staged` is stage_load's.
 fn prologues(wg: vec3<u32>, t: u32, nr: u32, staged: Staged) {
     if ((FLAGS & PARTIALS_IN) != 0u) { sum_partials(wg, t); }

@@ -317,7 +317,7 @@ impl KernelId {
             KernelId::AttentionQkvO => src!("attention_qkv_o.wgsl", "attention_qkv_o", AttentionQkvParams),
             KernelId::MatvecMlpInt4 => src!("matvec_mlp_int4.wgsl", "matvec_mlp_int4", FusedMatvecParams),
             KernelId::PartialsNorm => src!("partials_norm.wgsl", "partials_norm", FusedMatvecParams),
-            KernelId::DecodeLayer => src!("decode_layer.wgsl", "decode_layer", DecodeLayerParams),
+            KernelId::DecodeLayer => src!("decode_layer.wgsl", "decode_layer", AttentionQkvParams),
             KernelId::ShortConv => src!("short_conv.wgsl", "short_conv", ShortConvParams),
             KernelId::ConvStateUpdate => src!("conv_state_update.wgsl", "conv_state_update", ShortConvParams),
             KernelId::ShortConvUpdate => src!("short_conv_update.wgsl", "short_conv_update", ShortConvParams),

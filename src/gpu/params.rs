@@ -82,32 +82,11 @@ gpu_params!(AttentionDecodeParams {
     qk_eps: f32,
 });
 gpu_params!(
-    /// `attention_qkv_o.wgsl`: the qkv matvec's `FusedMatvecParams` fields (first, so the executor reads
-    /// its shape constants as for every INT4 matvec), then the attention's.
+    /// `attention_qkv_o.wgsl` and `decode_layer.wgsl`: the qkv matvec's `FusedMatvecParams` fields
+    /// (first, so the executor reads its shape constants as for every INT4 matvec; decode_layer's n3 is
+    /// the MLP's intermediate width), then the attention's. `split_cap`: decode_layer's most splits a
+    /// head (attention_qkv_o does not split).
     AttentionQkvParams {
-        n0: u32,
-        n1: u32,
-        n2: u32,
-        k: u32,
-        group: u32,
-        flags: u32,
-        eps: f32,
-        n3: u32,
-        n_heads: u32,
-        n_kv_heads: u32,
-        head_dim: u32,
-        max_seq: u32,
-        scale: f32,
-        rotary_dim: u32,
-        pad0: u32,
-        qk_eps: f32,
-    }
-);
-gpu_params!(
-    /// `decode_layer.wgsl`: `AttentionQkvParams`' fields (n0 = q width, n1 = n2 = k / v width, n3 = the
-    /// MLP's intermediate width; `split_cap`, a head's most splits, for `pad0`). The kernel reads the
-    /// widths as shape constants.
-    DecodeLayerParams {
         n0: u32,
         n1: u32,
         n2: u32,

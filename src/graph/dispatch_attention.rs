@@ -49,7 +49,7 @@ fn decode_params(a: AttnShape, scale: f32, rotary_dim: usize, flags: u32, eps: f
 /// a longer chain of memory round trips. Contexts of at most twice this run unsplit (the kernel's
 /// `split_of`): combining the splits (a device-scope release, an atomic ticket, a round trip for
 /// the records) costs about 3 us on the H200, what a head's unsplit chain spends on ~130 positions.
-const SPLIT_MIN_LOG2: u32 = 7;
+pub const SPLIT_MIN_LOG2: u32 = 7;
 
 /// The decode kernels' split layout for `a` (`per_row`: batched decode's rows): the grid's y size,
 /// flag bits and the scratch binding. The grid follows the step's context (`Dim::KvSplits`, the
@@ -78,18 +78,11 @@ pub fn split_most(a: AttnShape) -> u32 {
     }
     most
 }
-/// log2 of the positions a split takes.
-pub const SPLIT_LOG2: u32 = SPLIT_MIN_LOG2;
 
 /// The split scratch's bytes: the tickets, then a record per workgroup of a split dispatch (at most
 /// SPLIT_MAX_WORKGROUPS, so that many records and tickets, fewer than MAX_TICKETS, are in use).
-pub fn split_scratch_bytes(a: AttnShape) -> u32 {
-    SCRATCH_TICKETS + split_records_vec4s(a) * 16
-}
-
-/// The split records' length in vec4s.
-pub fn split_records_vec4s(a: AttnShape) -> u32 {
-    SPLIT_MAX_WORKGROUPS * (a.head_dim as u32 / 4 + 1)
+fn split_scratch_bytes(a: AttnShape) -> u32 {
+    SCRATCH_TICKETS + SPLIT_MAX_WORKGROUPS * (a.head_dim as u32 / 4 + 1) * 16
 }
 
 fn unsupported(a: AttnShape) -> String {

@@ -3,9 +3,9 @@
 //! partial rows, the MLP) separated by grid barriers.
 
 use super::dispatch::{bytes, Bind, Dim, DispatchSpec, Grid};
-use super::dispatch_attention::{split_most, SPLIT_LOG2};
-use super::dispatch_partials::{check_words, int4, MAX_K, QKV_MAX_K};
-use super::ir::{DecodeLayer, Epilogue, Graph};
+use super::dispatch_attention::{split_most, SPLIT_MIN_LOG2};
+use super::dispatch_partials::{check_words, int4, qkv_attention, MAX_K};
+use super::ir::{DecodeLayer, Graph};
 use crate::gpu::params::{self, attn_decode, fused};
 use crate::gpu::KernelId;
 
@@ -20,26 +20,11 @@ pub fn decode_layer(graph: &Graph, l: &DecodeLayer, max_tokens: usize, index: us
     let (f, a, m) = (&l.qkv, &l.attn, &l.mlp);
     let s = a.attrs;
     let k = graph.width(f.x);
-    if max_tokens != 1 || k > QKV_MAX_K || !k.is_multiple_of(32) {
-        return Err(format!("input width {k} (a multiple of 32, at most {QKV_MAX_K}, one token)"));
-    }
-    let [mq, mk, mv] = f.mats[..] else { return Err(format!("{} matrices, not q, k, v", f.mats.len())) };
-    if (mq.out, mk.out, mv.out) != (a.q, a.k, a.v) {
-        return Err("the matvec's outputs are not the attention's q, k, v".into());
-    }
-    let (Some(n1), Some(n2)) = (&f.norm, &m.norm) else { return Err("a norm prologue is missing".into()) };
+    let qa = qkv_attention(f, a, k, max_tokens)?;
+    let [mq, mk, mv] = f.mats[..] else { unreachable!("three outputs") };
+    let (n1, Some(n2)) = (qa.norm, &m.norm) else { return Err("the MLP has no norm prologue".into()) };
     if n1.eps != n2.eps || n1.add_unit != n2.add_unit {
         return Err("the two norms differ in eps or weight form".into());
-    }
-    if f.gate.is_some() || f.epilogue != Epilogue::None {
-        return Err("the q / k / v matvec has a gate prologue or an epilogue".into());
-    }
-    if !s.head_dim.is_multiple_of(32)
-        || s.head_dim > 256
-        || !s.n_heads.is_multiple_of(s.n_kv_heads)
-        || a.rope.rotary_dim > s.head_dim
-    {
-        return Err(format!("heads {} q / {} kv of {} unsupported", s.n_heads, s.n_kv_heads, s.head_dim));
     }
     let (qw, kvw) = (s.n_heads * s.head_dim, s.n_kv_heads * s.head_dim);
     let (_, _, group) = int4(graph, mq.w)?;
@@ -83,26 +68,10 @@ pub fn decode_layer(graph: &Graph, l: &DecodeLayer, max_tokens: usize, index: us
         return Err(format!("a grid of {} workgroups (at most {MAX_WORKGROUPS})", at_least.max(heads * split_cap)));
     }
 
-    let mut flags = fused::PARTIALS_IN;
-    if n1.add_unit {
-        flags |= fused::ADD_UNIT;
-    }
-    for (i, mat) in f.mats.iter().enumerate() {
-        if mat.bias.is_some() {
-            flags |= fused::BIAS0 << i;
-        }
-    }
-    let mut attn = if a.rope.interleaved { attn_decode::INTERLEAVED } else { 0 };
-    let (qn, kn, qk_eps) = match a.qk_norm {
-        Some((qn, kn, e)) => {
-            attn |= attn_decode::QK_NORM;
-            (Bind::Tensor(qn), Bind::Tensor(kn), e)
-        }
-        None => (Bind::Dummy, Bind::Dummy, 0.0),
-    };
-    flags |= attn << attn_decode::QKV_ATTN_SHIFT;
+    let mut flags = fused::PARTIALS_IN | qa.flags;
+    let (qn, kn, qk_eps) = (qa.q_norm, qa.k_norm, qa.qk_eps);
     if most > 1 {
-        flags |= SPLIT_LOG2 << attn_decode::LAYER_SPLIT_SHIFT;
+        flags |= SPLIT_MIN_LOG2 << attn_decode::LAYER_SPLIT_SHIFT;
     }
     let (x, resid1, in_words) = match &f.partials_in {
         Some(pi) => {
@@ -127,7 +96,7 @@ pub fn decode_layer(graph: &Graph, l: &DecodeLayer, max_tokens: usize, index: us
         b.extend([Bind::Q(w), Bind::Sm(w)]);
     }
     b.extend([Bind::Tensor(m.partials), Bind::Tensor(m.x)]);
-    let p = params::DecodeLayerParams {
+    let p = params::AttentionQkvParams {
         n0: qw as u32,
         n1: kvw as u32,
         n2: kvw as u32,
@@ -148,7 +117,7 @@ pub fn decode_layer(graph: &Graph, l: &DecodeLayer, max_tokens: usize, index: us
     let x_dim = if most <= 1 {
         Dim::Fixed(at_least)
     } else {
-        Dim::LayerGrid { at_least, log2: SPLIT_LOG2, most: split_cap, max_seq: s.max_seq as u32, heads }
+        Dim::LayerGrid { at_least, log2: SPLIT_MIN_LOG2, most: split_cap, max_seq: s.max_seq as u32, heads }
     };
     let grid = Grid { x: x_dim, y: Dim::Fixed(1) };
     Ok(DispatchSpec { kernel: KernelId::DecodeLayer, op_index: index, params: bytes(p), bindings: b, grid, flags })

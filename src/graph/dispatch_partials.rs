@@ -7,8 +7,8 @@
 use super::dispatch::{bytes, Bind, Dim, DispatchSpec, Grid};
 use super::dispatch_attention as attention;
 use super::ir::{
-    AttentionDecode, DeviceTensor, Epilogue, FusedMatvec, Graph, MlpPartials, PartialsIn, PartialsNorm, Storage,
-    TensorId,
+    AttentionDecode, DeviceTensor, Epilogue, FusedMatvec, Graph, MlpPartials, NormPrologue, PartialsIn, PartialsNorm,
+    Storage, TensorId,
 };
 use crate::gpu::params::{self, fused};
 use crate::gpu::KernelId;
@@ -181,20 +181,28 @@ pub const QKV_MAX_K: usize = 1024;
 /// Workgroup memory `attention_qkv_o.wgsl` may need (bytes, with the workgroup-memory reductions).
 pub const QKV_WORKGROUP_BYTES: u32 = 32768;
 
-/// `Op::AttentionQkv`: `attention_qkv_o.wgsl`, one workgroup per q head.
-pub fn attention_qkv(
-    graph: &Graph,
-    f: &FusedMatvec,
+/// What `attention_qkv_o.wgsl` and `decode_layer.wgsl` share: the q / k / v matvec `f` ahead of
+/// one-token attention `a` inside one kernel, its checks and its flags.
+pub(super) struct QkvAttention<'a> {
+    pub norm: &'a NormPrologue,
+    /// The matvec's norm form and biases, the attention's flags at `QKV_ATTN_SHIFT`.
+    pub flags: u32,
+    pub q_norm: Bind,
+    pub k_norm: Bind,
+    pub qk_eps: f32,
+}
+
+/// `f`'s outputs are `a`'s q, k, v; it has a norm prologue and no gate or epilogue; x is `k` wide
+/// (a multiple of 32, at most QKV_MAX_K, one token); heads of a multiple of 32 lanes.
+pub(super) fn qkv_attention<'a>(
+    f: &'a FusedMatvec,
     a: &AttentionDecode,
-    o_proj: TensorId,
-    partials: TensorId,
+    k: usize,
     max_tokens: usize,
-    index: usize,
-) -> Result<DispatchSpec, String> {
+) -> Result<QkvAttention<'a>, String> {
     let s = a.attrs;
-    let k = graph.width(f.x);
-    let [mq, mk, mv] = f.mats[..] else { return Err(format!("{} matrices, not q, k, v", f.mats.len())) };
-    if (mq.out, mk.out, mv.out) != (a.q, a.k, a.v) {
+    let outs: Vec<TensorId> = f.mats.iter().map(|m| m.out).collect();
+    if outs != [a.q, a.k, a.v] {
         return Err("the matvec's outputs are not the attention's q, k, v".into());
     }
     let Some(norm) = &f.norm else { return Err("the q / k / v matvec has no norm prologue".into()) };
@@ -211,6 +219,38 @@ pub fn attention_qkv(
     {
         return Err(format!("heads {} q / {} kv of {} unsupported", s.n_heads, s.n_kv_heads, s.head_dim));
     }
+    let mut flags = if norm.add_unit { fused::ADD_UNIT } else { 0 };
+    for (i, m) in f.mats.iter().enumerate() {
+        if m.bias.is_some() {
+            flags |= fused::BIAS0 << i;
+        }
+    }
+    let mut attn = if a.rope.interleaved { params::attn_decode::INTERLEAVED } else { 0 };
+    let (q_norm, k_norm, qk_eps) = match a.qk_norm {
+        Some((qn, kn, e)) => {
+            attn |= params::attn_decode::QK_NORM;
+            (Bind::Tensor(qn), Bind::Tensor(kn), e)
+        }
+        None => (Bind::Dummy, Bind::Dummy, 0.0),
+    };
+    flags |= attn << params::attn_decode::QKV_ATTN_SHIFT;
+    Ok(QkvAttention { norm, flags, q_norm, k_norm, qk_eps })
+}
+
+/// `Op::AttentionQkv`: `attention_qkv_o.wgsl`, one workgroup per q head.
+pub fn attention_qkv(
+    graph: &Graph,
+    f: &FusedMatvec,
+    a: &AttentionDecode,
+    o_proj: TensorId,
+    partials: TensorId,
+    max_tokens: usize,
+    index: usize,
+) -> Result<DispatchSpec, String> {
+    let s = a.attrs;
+    let k = graph.width(f.x);
+    let qa = qkv_attention(f, a, k, max_tokens)?;
+    let [mq, mk, mv] = f.mats[..] else { unreachable!("three outputs") };
     let (nq, kq, group) = int4(graph, mq.w)?;
     let (nk, kk, gk) = int4(graph, mk.w)?;
     let (nv, kv, gv) = int4(graph, mv.w)?;
@@ -224,24 +264,8 @@ pub fn attention_qkv(
     if graph.width(partials) != (qw / 32) * n_out {
         return Err(format!("partials are not {} rows of {n_out}", qw / 32));
     }
-    let mut flags = fused::NORM | fused::ONE_TOKEN | 3 << 8;
-    if norm.add_unit {
-        flags |= fused::ADD_UNIT;
-    }
-    for (i, m) in f.mats.iter().enumerate() {
-        if m.bias.is_some() {
-            flags |= fused::BIAS0 << i;
-        }
-    }
-    let mut attn = if a.rope.interleaved { params::attn_decode::INTERLEAVED } else { 0 };
-    let (qn, kn, qk_eps) = match a.qk_norm {
-        Some((qn, kn, e)) => {
-            attn |= params::attn_decode::QK_NORM;
-            (Bind::Tensor(qn), Bind::Tensor(kn), e)
-        }
-        None => (Bind::Dummy, Bind::Dummy, 0.0),
-    };
-    flags |= attn << params::attn_decode::QKV_ATTN_SHIFT;
+    let mut flags = fused::NORM | fused::ONE_TOKEN | 3 << 8 | qa.flags;
+    let (norm, qn, kn, qk_eps) = (qa.norm, qa.q_norm, qa.k_norm, qa.qk_eps);
     let mut b = vec![Bind::Tensor(f.x), Bind::Tensor(norm.weight), Bind::Dummy];
     let mut x_out = Bind::DummyOut;
     if let Some(pi) = &f.partials_in {
@@ -273,7 +297,7 @@ pub fn attention_qkv(
         max_seq: s.max_seq as u32,
         scale: a.scale,
         rotary_dim: a.rope.rotary_dim as u32,
-        pad0: 0,
+        split_cap: 1,
         qk_eps,
     };
     let grid = Grid { x: Dim::Fixed(s.n_heads as u32), y: Dim::Fixed(1) };
