@@ -11,13 +11,10 @@
 // scratch (its `stash`, past the split records) or, for h, in the one buffer bound read_write.
 // A grid barrier costs ~1 us on the H200 where a dependent dispatch costs ~2 us, and a workgroup
 // requests the next phase's weights and cache rows before it waits (BENCHMARKS.md, sessions 16-17).
-// Every workgroup must be resident at once, which neither Vulkan nor WGSL promises: the plan
-// enables this kernel only where the pass's capability check allows (passes/decode_layer.rs), and
-// the barrier's spin is bounded, so a device that cannot hold the grid gets wrong numbers, not a hang.
-// Nor does WGSL have a device-scope fence: storageBarrier orders memory for the workgroup only, so
-// that phase 1's stores are seen by other workgroups after the barrier rests on the driver. The H200
-// (NVIDIA 580) gives the unfused plan's bits; lavapipe does on some runs and not on others. Hence
-// the pass is opt-in (FusionConfig::decode_layer).
+// Every workgroup must be resident at once and the barrier must order memory across workgroups,
+// which neither Vulkan nor WGSL promises: the pass runs only where gpu/grid_probe.rs found both on
+// the adapter (the H200 passes; Mesa 22.3's lavapipe does not), and it is opt-in
+// (FusionConfig::decode_layer).
 // grid: (max(qkv_wgs, mlp_wgs, n_heads x splits), 1)
 
 struct Params {
@@ -157,28 +154,13 @@ fn new_v(kvh: u32, t: u32, row: u32) -> f32 { return stash_at(dim_n0() + dim_n1(
 fn store_head(i: u32, o: vec4<f32>) {}
 fn store_o_part(i: u32, v: vec4<f32>) { scratch.rec[o_base() + i] = v; }
 
-// The grid barrier: one word of the scratch's tickets (the splits use the first n_heads), the
-// arrivals in bits 0-15 and a generation above. The last to arrive resets the count and moves the
-// generation on in one atomic add; the others wait for the generation to change. storageBarrier
-// on each side: device-scope release of this workgroup's writes, then acquire of everyone's.
+// The grid barrier (shaders/lib/grid_sync.wgsl) on one word of the scratch's tickets (the splits
+// use the first n_heads). Every value one phase leaves for another (the stash, hsum) is first read
+// after the barrier that publishes it, and its cache lines hold nothing read before: the stash's
+// q | k | v and o_proj rows start on 128-byte lines (q / k / v widths are multiples of 32 floats).
 const BARRIER_WORD: u32 = MAX_TICKETS - 1u;
-// Seconds of polling (software Vulkan needs over a million polls at a barrier); past it a
-// workgroup goes on (see the header).
-const SPIN_LIMIT: u32 = 67108864u;
-fn grid_sync(t: u32, groups: u32) {
-    storageBarrier();
-    if (t == 0u) {
-        let old = atomicAdd(&scratch.tickets[BARRIER_WORD], 1u);
-        if ((old & 0xffffu) == groups - 1u) {
-            atomicAdd(&scratch.tickets[BARRIER_WORD], 0x10000u - groups);
-        } else {
-            for (var i = 0u; i < SPIN_LIMIT; i++) {
-                if ((atomicLoad(&scratch.tickets[BARRIER_WORD]) >> 16u) != (old >> 16u)) { break; }
-            }
-        }
-    }
-    storageBarrier();
-}
+fn barrier_add(v: u32) -> u32 { return atomicAdd(&scratch.tickets[BARRIER_WORD], v); }
+fn barrier_load() -> u32 { return atomicLoad(&scratch.tickets[BARRIER_WORD]); }
 
 // word_dot of x' word v and a chunk (the core's row_dot on the normed x).
 fn xs_dot(v: u32, c: Chunk) -> vec4<f32> {

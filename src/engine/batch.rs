@@ -78,7 +78,8 @@ impl BatchedDecoder {
             max_storage_buffers_per_stage: gpu.caps.max_storage_buffers_per_stage,
             one_token: false,
             max_workgroup_storage: gpu.caps.max_compute_workgroup_storage_size,
-            grid_barrier: model.opts.fusion.grid_barrier_on(&gpu.caps.device_type),
+            // The one-token passes (decode_layer among them) leave batched graphs alone.
+            grid_barrier: false,
         };
         passes::run(&mut built.graph, &model.opts.fusion, limits);
         let logits = built.logits;

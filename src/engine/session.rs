@@ -70,7 +70,7 @@ impl Session {
             max_storage_buffers_per_stage: gpu.caps.max_storage_buffers_per_stage,
             one_token: true,
             max_workgroup_storage: gpu.caps.max_compute_workgroup_storage_size,
-            grid_barrier: model.opts.fusion.grid_barrier_on(&gpu.caps.device_type),
+            grid_barrier: model.opts.fusion.grid_barrier_on(gpu),
         };
         let pass_reports = passes::run(&mut dec.graph, &model.opts.fusion, limits);
         for r in &pass_reports {

@@ -94,6 +94,8 @@ pub struct Gpu {
     pub caps: GpuCaps,
     pub(crate) pipelines: PipelineCache,
     pub(crate) workgroup_memory: WorkgroupMemoryCache,
+    /// `grid_barriers_work`'s answer, once measured.
+    pub(crate) grid_probe: std::sync::OnceLock<bool>,
     /// The runtime checks every kernel module is compiled with.
     pub(crate) shader_checks: wgpu::ShaderRuntimeChecks,
     /// INT4 matvec pipelines are specialized on their shape (`PipelineKey::dims`).
@@ -192,6 +194,7 @@ impl Gpu {
             caps,
             pipelines: PipelineCache::default(),
             workgroup_memory: WorkgroupMemoryCache::default(),
+            grid_probe: Default::default(),
             shader_checks: super::pipelines::shader_checks(opts.loop_bounding),
             shape_constants: !opts.dynamic_shapes,
             alloc: Default::default(),

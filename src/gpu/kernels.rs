@@ -99,6 +99,8 @@ pub struct KernelSource {
     pub attention_core: bool,
     /// Calls `finish_split` (`ATTENTION_SPLIT`), binding its scratch.
     pub attention_split: bool,
+    /// Calls `grid_sync` (`GRID_SYNC`), defining its hooks.
+    pub grid_sync: bool,
 }
 
 /// `group_sum` through subgroup operations, for adapters whose subgroups are exactly 32 wide.
@@ -118,6 +120,9 @@ pub const ATTENTION_DECODE_CORE: &str = include_str!("../../shaders/lib/attentio
 
 /// Flash-decoding splits of decode attention (`split_of`, `finish_split`).
 pub const ATTENTION_SPLIT: &str = include_str!("../../shaders/lib/attention_split.wgsl");
+
+/// A barrier over every workgroup of a dispatch (`grid_sync`).
+pub const GRID_SYNC: &str = include_str!("../../shaders/lib/grid_sync.wgsl");
 
 /// One INT4 word of four columns against 32 inputs (`word_dot`): for every kernel
 /// that calls them, so split sums add bit-identical terms.
@@ -204,6 +209,9 @@ impl KernelSource {
         if self.attention_split {
             libs.push(ATTENTION_SPLIT.to_string());
         }
+        if self.grid_sync {
+            libs.push(GRID_SYNC.to_string());
+        }
         libs.push(self.source.to_string());
         libs.join("\n")
     }
@@ -224,6 +232,7 @@ macro_rules! src {
             delta_core: $file == "gated_delta.wgsl" || $file == "gated_delta_conv.wgsl",
             attention_core: is_attention_decode($file),
             attention_split: is_attention_split($file),
+            grid_sync: $file == "decode_layer.wgsl",
         }
     };
 }

@@ -4,6 +4,7 @@
 pub mod buffers;
 pub mod conv;
 pub mod device;
+pub mod grid_probe;
 pub mod kernels;
 pub mod params;
 pub mod pipelines;

@@ -3,8 +3,7 @@
 //! phases meet at grid barriers instead of dispatch boundaries (the matvec core's and the attention
 //! core's arithmetic, so fused and unfused plans agree to the bit under the workgroup-memory
 //! group_sum). Needs the partial-row passes before it, 32 KB of workgroup memory, and an adapter
-//! that holds every workgroup of the grid at once (`PassLimits::grid_barrier`): nothing in Vulkan
-//! promises that, so it is on for discrete GPUs only unless the config says otherwise.
+//! that runs grid barriers (`PassLimits::grid_barrier`: gpu/grid_probe.rs measures it). Opt-in.
 
 use super::partials::run_pass;
 use super::{fuse, internal, readers, writer, PassLimits, PassReport};
@@ -36,7 +35,7 @@ fn try_at(g: &mut Graph, ai: usize, limits: &PassLimits) -> Result<(), Option<St
         return Err(None);
     }
     if !limits.grid_barrier {
-        return Err(Some("the adapter is not known to hold a whole grid at once (grid barriers)".into()));
+        return Err(Some("the adapter failed the grid-barrier probe (gpu/grid_probe.rs)".into()));
     }
     if limits.max_workgroup_storage < QKV_WORKGROUP_BYTES {
         return Err(Some(format!(

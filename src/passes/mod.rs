@@ -68,8 +68,8 @@ pub struct FusionConfig {
     /// another after the barrier rests on the driver (the H200 matches the unfused plan to the bit;
     /// lavapipe does on some runs and not on others).
     pub decode_layer: bool,
-    /// Treat the adapter as holding every workgroup of a grid at once even where it is not a
-    /// discrete GPU (software Vulkan in the tests; see `PassLimits::grid_barrier`).
+    /// Assume the adapter runs grid barriers without probing it (plan-level tests, which never run
+    /// the plan; see `PassLimits::grid_barrier`).
     pub grid_barrier_anywhere: bool,
     /// Pretend the device allows at most this many storage buffers per stage
     /// (tests the skip path; never raises the real limit).
@@ -125,11 +125,11 @@ impl FusionConfig {
         }
     }
 
-    /// Whether grid-barrier kernels may run on an adapter of this type (wgpu's `DeviceType` name):
-    /// a discrete GPU holds the few dozen workgroups of a small model's layer at once (the H200:
-    /// 132 SMs for at most 128), where an integrated GPU or a CPU adapter may not.
-    pub fn grid_barrier_on(&self, device_type: &str) -> bool {
-        self.grid_barrier_anywhere || device_type == "DiscreteGpu"
+    /// Whether the passes may use grid barriers on `gpu` (`PassLimits::grid_barrier`): only for
+    /// decode_layer, and where the adapter passed the grid-barrier probe (run on first use), or
+    /// `grid_barrier_anywhere` says to assume it.
+    pub fn grid_barrier_on(&self, gpu: &crate::gpu::Gpu) -> bool {
+        self.decode_layer && (self.grid_barrier_anywhere || gpu.grid_barriers_work())
     }
 }
 
@@ -141,8 +141,9 @@ pub struct PassLimits {
     pub one_token: bool,
     /// Bytes of workgroup memory a compute workgroup may use.
     pub max_workgroup_storage: u32,
-    /// Every workgroup of a grid of up to 128 is resident at once, so a kernel may wait for all of
-    /// them (a grid barrier). Vulkan promises no such thing: see `FusionConfig::grid_barrier_on`.
+    /// Kernels may wait for every workgroup of a grid of up to 128 (a grid barrier): they are all
+    /// resident at once and the barrier orders memory between them. Vulkan promises neither; see
+    /// `FusionConfig::grid_barrier_on` and gpu/grid_probe.rs.
     pub grid_barrier: bool,
 }
 

@@ -1,0 +1,93 @@
+//! decode_layer.wgsl (`Op::DecodeLayer`: a dense layer's decode step in one dispatch, its phases
+//! meeting at grid barriers) and the probe that decides where it may run (gpu/grid_probe.rs).
+//! Where the adapter passes the probe (the H200), the kernel is checked against the unfused plan:
+//! greedy tokens identical and logits within 1e-5 over a prompt and 32 steps, with q / k / v
+//! biases, with q / k norms, and past 256 positions where the attention splits. Where it fails
+//! (Mesa 22.3's lavapipe, so CI), the pass must refuse, and the plan runs without it. One test in
+//! its own binary: a grid barrier on a CPU adapter shares the cores with whatever else runs.
+
+mod common;
+
+use std::path::Path;
+
+use common::gpu;
+use common::reference_fixture::{fixture_dir, fixture_with_config};
+use gerbil::engine::{LoadOptions, Session, SessionOptions, TextModel};
+use gerbil::gpu::KernelId;
+use gerbil::graph::dispatch::Dim;
+use gerbil::passes::FusionConfig;
+use gerbil::weights::WeightFormat;
+
+/// The 1e-5; the kernel shares the unfused plan's arithmetic (the H200 gives 0.0).
+const TOLERANCE: f32 = 1e-5;
+
+fn load(dir: &Path, positions: usize, fusion: FusionConfig) -> TextModel {
+    let opts =
+        LoadOptions { format: WeightFormat::Int4 { group: 32 }, max_context: positions, prefill_chunk: 32, fusion };
+    TextModel::load(&gpu(), dir, opts).unwrap()
+}
+
+/// The decode plan's DecodeLayer grids, then the tokens and logits of a prefill of `prompt_len`
+/// tokens (the fixture text repeated) and 32 greedy steps.
+fn greedy(m: &TextModel, prompt_len: usize) -> (Vec<Dim>, Vec<u32>, Vec<Vec<f32>>) {
+    let tok = m.tokenizer.as_ref().unwrap();
+    let mut prompt = Vec::new();
+    while prompt.len() < prompt_len {
+        prompt.extend(tok.encode("The old fisherman walks down to the harbour at dawn, ", false).unwrap());
+    }
+    prompt.truncate(prompt_len);
+    let mut s = Session::new(m, SessionOptions::default()).unwrap();
+    let grids = s.decode_plan().dispatch_specs().filter(|d| d.kernel == KernelId::DecodeLayer).map(|d| d.grid.x);
+    let grids: Vec<Dim> = grids.collect();
+    s.prefill(&prompt).unwrap();
+    let (mut toks, mut logits) = (vec![s.next_token().unwrap()], vec![]);
+    for _ in 0..32 {
+        s.decode_step().unwrap();
+        toks.push(s.next_token().unwrap());
+        logits.push(s.logits().unwrap());
+    }
+    (grids, toks, logits)
+}
+
+fn check(what: &str, dir: &Path, positions: usize, prompt_len: usize, grid: Dim) {
+    let (g0, t0, l0) = greedy(&load(dir, positions, FusionConfig::none()), prompt_len);
+    let layer = FusionConfig { decode_layer: true, ..FusionConfig::default() };
+    let (g1, t1, l1) = greedy(&load(dir, positions, layer), prompt_len);
+    assert_eq!((g0, g1), (vec![], vec![grid; 2]), "{what}: one DecodeLayer a layer");
+    assert_eq!(t0, t1, "{what}: greedy tokens differ");
+    let d = l0.iter().flatten().zip(l1.iter().flatten()).map(|(a, b)| (a - b).abs()).fold(f32::NAN, f32::max);
+    eprintln!("{what}: max |logit diff| decode_layer vs unfused {d:.2e}");
+    assert!(d <= TOLERANCE, "{what}: logits differ by {d}");
+}
+
+#[test]
+fn decode_layer_runs_where_the_probe_passes() {
+    let works = gpu().grid_barriers_work();
+    eprintln!("grid barrier probe on {}: {works}", gpu().caps.adapter_name);
+    if !works {
+        let m = load(&fixture_dir("qwen3"), 96, FusionConfig { decode_layer: true, ..FusionConfig::default() });
+        let s = Session::new(&m, SessionOptions::default()).unwrap();
+        let r = s.pass_reports.iter().find(|r| r.pass == "decode_layer").unwrap();
+        assert_eq!((r.fused, r.skipped.len()), (0, 2), "refused on both layers: {:?}", r.skipped);
+        assert!(s.decode_plan().dispatch_specs().all(|d| d.kernel != KernelId::DecodeLayer));
+        return;
+    }
+    // qwen2's weights re-headed as 2 heads of 32 lanes and 1 kv head (so o_proj gets partial rows):
+    // q / k / v biases, and workgroups that run both the attention and the MLP. 4 q / k / v
+    // workgroups (64 + 32 + 32 columns), 4 MLP ones.
+    let dir = fixture_with_config("qwen2", "heads32", |c| {
+        c["num_attention_heads"] = 2.into();
+        c["num_key_value_heads"] = 1.into();
+        c["head_dim"] = 32.into();
+    });
+    check("qwen2 (biases)", &dir, 96, 7, Dim::Fixed(4));
+    std::fs::remove_dir_all(&dir).unwrap();
+    // qwen3: q / k norms; 8 q / k / v workgroups (128 + 64 + 64 columns).
+    check("qwen3", &fixture_dir("qwen3"), 96, 7, Dim::Fixed(8));
+    // Past 256 positions each head's attention splits (up to 3 of 128 positions at 320): positions
+    // 280-311, the grid sized each step by the heads' splits.
+    let dir = fixture_with_config("qwen3", "320", |c| c["max_position_embeddings"] = 320.into());
+    let grid = Dim::LayerGrid { at_least: 8, log2: 7, most: 3, max_seq: 320, heads: 4 };
+    check("qwen3 split attention", &dir, 320, 280, grid);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
