@@ -3,8 +3,9 @@
 //! each ended by a grid barrier (an arrival count every workgroup spins on), against P dependent
 //! dispatches of the same phase; both timed on the GPU (timestamps at the pass's ends). Discrete
 //! GPUs only: the spin needs every workgroup resident at once, which neither Vulkan nor WGSL
-//! promises (Mesa 22.3's lavapipe happens to finish it, at 2-128 workgroups, but it is no speed
-//! figure there).
+//! promises (Mesa 22.3's lavapipe finishes it, at 2-128 workgroups, but without synchronising:
+//! gpu/grid_probe.rs). The cost only: whether an adapter runs grid barriers correctly is the probe's
+//! question.
 
 use super::ablation::gpu_pass_us;
 use crate::gpu::Gpu;
