@@ -10,8 +10,8 @@ mod common;
 
 use std::path::Path;
 
-use common::gpu;
 use common::reference_fixture::{fixture_dir, fixture_with_config};
+use common::{gpu, greedy};
 use gerbil::engine::{LoadOptions, Session, SessionOptions, TextModel};
 use gerbil::gpu::KernelId;
 use gerbil::graph::dispatch::Dim;
@@ -29,7 +29,7 @@ fn load(dir: &Path, positions: usize, fusion: FusionConfig) -> TextModel {
 
 /// The decode plan's DecodeLayer grids, then the tokens and logits of a prefill of `prompt_len`
 /// tokens (the fixture text repeated) and 32 greedy steps.
-fn greedy(m: &TextModel, prompt_len: usize) -> (Vec<Dim>, Vec<u32>, Vec<Vec<f32>>) {
+fn run(m: &TextModel, prompt_len: usize) -> (Vec<Dim>, Vec<u32>, Vec<Vec<f32>>) {
     let tok = m.tokenizer.as_ref().unwrap();
     let mut prompt = Vec::new();
     while prompt.len() < prompt_len {
@@ -39,20 +39,14 @@ fn greedy(m: &TextModel, prompt_len: usize) -> (Vec<Dim>, Vec<u32>, Vec<Vec<f32>
     let mut s = Session::new(m, SessionOptions::default()).unwrap();
     let grids = s.decode_plan().dispatch_specs().filter(|d| d.kernel == KernelId::DecodeLayer).map(|d| d.grid.x);
     let grids: Vec<Dim> = grids.collect();
-    s.prefill(&prompt).unwrap();
-    let (mut toks, mut logits) = (vec![s.next_token().unwrap()], vec![]);
-    for _ in 0..32 {
-        s.decode_step().unwrap();
-        toks.push(s.next_token().unwrap());
-        logits.push(s.logits().unwrap());
-    }
+    let (toks, logits) = greedy(&mut s, &prompt, 32);
     (grids, toks, logits)
 }
 
 fn check(what: &str, dir: &Path, positions: usize, prompt_len: usize, grid: Dim) {
-    let (g0, t0, l0) = greedy(&load(dir, positions, FusionConfig::none()), prompt_len);
+    let (g0, t0, l0) = run(&load(dir, positions, FusionConfig::none()), prompt_len);
     let layer = FusionConfig { decode_layer: true, ..FusionConfig::default() };
-    let (g1, t1, l1) = greedy(&load(dir, positions, layer), prompt_len);
+    let (g1, t1, l1) = run(&load(dir, positions, layer), prompt_len);
     assert_eq!((g0, g1), (vec![], vec![grid; 2]), "{what}: one DecodeLayer a layer");
     assert_eq!(t0, t1, "{what}: greedy tokens differ");
     let d = l0.iter().flatten().zip(l1.iter().flatten()).map(|(a, b)| (a - b).abs()).fold(f32::NAN, f32::max);

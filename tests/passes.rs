@@ -6,8 +6,8 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::gpu;
 use common::reference_fixture::fixture_with_positions;
+use common::{gpu, greedy};
 use gerbil::engine::{LoadOptions, Session, SessionOptions, TextModel};
 use gerbil::gpu::KernelId;
 use gerbil::passes::FusionConfig;
@@ -104,18 +104,6 @@ fn decode_dispatch_list_snapshots() {
 fn run(m: &TextModel) -> (Vec<u32>, Vec<Vec<f32>>) {
     let prompt: Vec<u32> = m.tokenizer.as_ref().unwrap().encode("The old fisherman walks down to", false).unwrap();
     greedy(&mut Session::new(m, SessionOptions::default()).unwrap(), &prompt, 32)
-}
-
-/// Prefills `prompt`, then decodes `steps` greedy steps; returns tokens and logits.
-fn greedy(s: &mut Session, prompt: &[u32], steps: usize) -> (Vec<u32>, Vec<Vec<f32>>) {
-    s.prefill(prompt).unwrap();
-    let (mut toks, mut logits) = (vec![s.next_token().unwrap()], vec![]);
-    for _ in 0..steps {
-        s.decode_step().unwrap();
-        toks.push(s.next_token().unwrap());
-        logits.push(s.logits().unwrap());
-    }
-    (toks, logits)
 }
 
 /// Fused vs unfused under the same storage-buffer cap (the cap also picks the unfused

@@ -43,15 +43,7 @@ fn decode_dispatch_list_snapshot() {
 
 fn run(m: &TextModel) -> (Vec<u32>, Vec<Vec<f32>>) {
     let prompt: Vec<u32> = m.tokenizer.as_ref().unwrap().encode("The old fisherman walks down to", false).unwrap();
-    let mut s = Session::new(m, SessionOptions::default()).unwrap();
-    s.prefill(&prompt).unwrap();
-    let (mut toks, mut logits) = (vec![s.next_token().unwrap()], vec![]);
-    for _ in 0..32 {
-        s.decode_step().unwrap();
-        toks.push(s.next_token().unwrap());
-        logits.push(s.logits().unwrap());
-    }
-    (toks, logits)
+    common::greedy(&mut Session::new(m, SessionOptions::default()).unwrap(), &prompt, 32)
 }
 
 fn compare(what: &str, reference: &(Vec<u32>, Vec<Vec<f32>>), fusion: FusionConfig) {

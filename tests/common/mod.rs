@@ -22,6 +22,19 @@ pub fn gpu() -> Arc<Gpu> {
     .clone()
 }
 
+/// Prefills `prompt`, then decodes `steps` greedy steps; returns the tokens (the prefill's first)
+/// and each step's logits.
+pub fn greedy(s: &mut gerbil::engine::Session, prompt: &[u32], steps: usize) -> (Vec<u32>, Vec<Vec<f32>>) {
+    s.prefill(prompt).unwrap();
+    let (mut toks, mut logits) = (vec![s.next_token().unwrap()], vec![]);
+    for _ in 0..steps {
+        s.decode_step().unwrap();
+        toks.push(s.next_token().unwrap());
+        logits.push(s.logits().unwrap());
+    }
+    (toks, logits)
+}
+
 pub fn rng(test: &str) -> StdRng {
     let seed = std::env::var("GERBIL_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(rand::random::<u64>);
     eprintln!("{test}: seed {seed} (replay with GERBIL_SEED={seed})");
