@@ -13,8 +13,8 @@
 // requests the next phase's weights and cache rows before it waits (BENCHMARKS.md, sessions 16-17).
 // Every workgroup must be resident at once and the barrier must order memory across workgroups,
 // which neither Vulkan nor WGSL promises: the pass runs only where gpu/grid_probe.rs found both on
-// the adapter (the H200 passes; Mesa 22.3's lavapipe does not), and it is opt-in
-// (FusionConfig::decode_layer).
+// the adapter (the H200 passes; Mesa 22.3's lavapipe does not) and where this pipeline's largest
+// grid proved resident (graph/residency.rs, through `step.probe`). Opt-in (FusionConfig::decode_layer).
 // grid: (max(qkv_wgs, mlp_wgs, n_heads x splits), 1)
 
 struct Params {
@@ -23,7 +23,8 @@ struct Params {
     n_heads: u32, n_kv_heads: u32, head_dim: u32, max_seq: u32,
     scale: f32, rotary_dim: u32, split_cap: u32, qk_eps: f32,
 }
-struct Step { n_tokens: u32, pos0: u32, kv_len: u32, pad0: u32 }
+// `probe` (non-zero only for graph/residency.rs): run grid_sync.wgsl's residency check instead.
+struct Step { n_tokens: u32, pos0: u32, kv_len: u32, probe: u32 }
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<uniform> step: Step;
@@ -43,7 +44,10 @@ struct Step { n_tokens: u32, pos0: u32, kv_len: u32, pad0: u32 }
 @group(0) @binding(13) var<storage, read> bv: array<f32>;
 // The layer's input x: phase 1 writes it (the partial rows' sum) or reads it (a plain row), and
 // phase 3 adds it as the residual.
-@group(0) @binding(14) var<storage, read_write> hsum: array<f32>;
+// Atomics (of f32 bits): workgroup 0 writes it in phase 1 and every workgroup reads it in phase 3
+// (attention_split.wgsl says why; here plain loads read stale values on the H200 in one buffer
+// placement and not another).
+@group(0) @binding(14) var<storage, read_write> hsum: array<atomic<u32>>;
 @group(0) @binding(15) var<storage, read> cos_sin: array<vec2<f32>>;
 @group(0) @binding(16) var<storage, read> q_norm: array<f32>;
 @group(0) @binding(17) var<storage, read> k_norm: array<f32>;
@@ -114,7 +118,7 @@ fn norm_weight(i: u32) -> vec4<f32> {
 fn gate_at(i: u32) -> vec4<f32> { return vec4<f32>(0.0); }
 fn resid_at(i: u32) -> f32 {
     if (phase == 0u) { return resid1[i]; }
-    return hsum[i];
+    return hsum_at(i);
 }
 fn bias_at(m: u32, c: u32) -> f32 {
     if (m == 0u) { return bq[c]; }
@@ -123,7 +127,7 @@ fn bias_at(m: u32, c: u32) -> f32 {
 }
 // The core stores only the PARTIALS_IN sum (matrix slot 3), from workgroup 0.
 fn store(m: u32, i: u32, v: f32) {
-    if (phase == 0u) { hsum[i] = v; } else { x_out[i] = v; }
+    if (phase == 0u) { atomicStore(&hsum[i], bitcast<u32>(v)); } else { x_out[i] = v; }
 }
 // Compile-time counts (FLAGS, the shape constants): a count read from the uniform leaves every
 // load of the partial-row tree conditional at run time (SmolLM2 on the H200: 1141 against 1224
@@ -134,14 +138,15 @@ fn partial_rows() -> u32 {
 }
 fn partial_at(i: u32) -> vec4<f32> {
     if (phase == 0u) { return x[i]; }
-    return scratch.rec[o_base() + i];
+    return rec_load(o_base() + i);
 }
 
 // The stash: q | k | v (n0 + n1 + n2 floats), then the o_proj partial rows [n0 / 32, k / 4] vec4s.
 // It starts past the split records of the largest head (128 records of 256 / 4 + 1 vec4s), at a
 // compile-time offset.
 const STASH: u32 = 8320u;
-fn stash_at(i: u32) -> f32 { return scratch.rec[STASH + i / 4u][i % 4u]; }
+fn stash_at(i: u32) -> f32 { return rec_load1(4u * STASH + i); }
+fn hsum_at(i: u32) -> f32 { return bitcast<f32>(atomicLoad(&hsum[i])); }
 fn o_base() -> u32 { return STASH + (dim_n0() + dim_n1() + dim_n2()) / 4u; }
 // The workgroups of phase 1 (32 columns each) and phase 3 (32 intermediates each).
 fn qkv_wgs() -> u32 { return (dim_n0() + dim_n1() + dim_n2()) / 32u; }
@@ -152,12 +157,11 @@ fn new_k(kvh: u32, t: u32, row: u32) -> f32 { return stash_at(dim_n0() + kvh * p
 fn new_v(kvh: u32, t: u32, row: u32) -> f32 { return stash_at(dim_n0() + dim_n1() + kvh * p.head_dim + t); }
 // The head's output stays in head_out: only o_partials reads it.
 fn store_head(i: u32, o: vec4<f32>) {}
-fn store_o_part(i: u32, v: vec4<f32>) { scratch.rec[o_base() + i] = v; }
+fn store_o_part(i: u32, v: vec4<f32>) { rec_store(o_base() + i, v); }
 
 // The grid barrier (shaders/lib/grid_sync.wgsl) on one word of the scratch's tickets (the splits
-// use the first n_heads). Every value one phase leaves for another (the stash, hsum) is first read
-// after the barrier that publishes it, and its cache lines hold nothing read before: the stash's
-// q | k | v and o_proj rows start on 128-byte lines (q / k / v widths are multiples of 32 floats).
+// use the first n_heads). Every value one phase leaves for another (the stash, hsum) is read after
+// the barrier that publishes it, through atomics.
 const BARRIER_WORD: u32 = MAX_TICKETS - 1u;
 fn barrier_add(v: u32) -> u32 { return atomicAdd(&scratch.tickets[BARRIER_WORD], v); }
 fn barrier_load() -> u32 { return atomicLoad(&scratch.tickets[BARRIER_WORD]); }
@@ -215,7 +219,7 @@ fn qkv_phase(w: u32, t: u32) {
     var xv = vec4<f32>(0.0);
     if (t < kq) {
         g = norm1[t];
-        if (!from_partials) { xv = vec4<f32>(hsum[4u * t], hsum[4u * t + 1u], hsum[4u * t + 2u], hsum[4u * t + 3u]); }
+        if (!from_partials) { xv = vec4<f32>(hsum_at(4u * t), hsum_at(4u * t + 1u), hsum_at(4u * t + 2u), hsum_at(4u * t + 3u)); }
     }
     // Lane j < 4 writes column c0 + j: its bias now.
     let c = c0 + min(lane, CPG - 1u);
@@ -236,7 +240,7 @@ fn qkv_phase(w: u32, t: u32) {
     if (live) {
         var val = s[lane];
         if (biased) { val += b; }
-        scratch.rec[STASH + c / 4u][c % 4u] = val;
+        rec_store1(4u * STASH + c, val);
     }
 }
 
@@ -310,6 +314,10 @@ fn decode_layer(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_
     let t = lid.x;
     let w = wg.x;
     let groups = nwg.x;
+    if (step.probe != 0u) {
+        grid_resident(t, groups);
+        return;
+    }
     let pos = step.pos0;
     // The attention workgroups are the grid's last heads x splits, past the q / k / v ones where
     // the grid allows.

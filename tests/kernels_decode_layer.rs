@@ -3,8 +3,10 @@
 //! Where the adapter passes the probe (the H200), the kernel is checked against the unfused plan:
 //! greedy tokens identical and logits within 1e-5 over a prompt and 32 steps, with q / k / v
 //! biases, with q / k norms, and past 256 positions where the attention splits. Where it fails
-//! (Mesa 22.3's lavapipe, so CI), the pass must refuse, and the plan runs without it. One test in
-//! its own binary: a grid barrier on a CPU adapter shares the cores with whatever else runs.
+//! (Mesa 22.3's lavapipe, so CI), the pass must refuse, and the plan runs without it. On both, the
+//! residency check through the kernel's own pipeline (graph/residency.rs) must fail a grid no GPU
+//! holds at once, and, where the probe passes, pass the plan's own grid and leave the session
+//! decoding as the unfused plan does. One test in its own binary: a grid barrier on a CPU adapter shares the cores with whatever else runs.
 
 mod common;
 
@@ -46,18 +48,56 @@ fn run(m: &TextModel, prompt_len: usize) -> (Vec<Dim>, Vec<u32>, Vec<Vec<f32>>) 
 fn check(what: &str, dir: &Path, positions: usize, prompt_len: usize, grid: Dim) {
     let (g0, t0, l0) = run(&load(dir, positions, FusionConfig::none()), prompt_len);
     let layer = FusionConfig { decode_layer: true, ..FusionConfig::default() };
-    let (g1, t1, l1) = run(&load(dir, positions, layer), prompt_len);
-    assert_eq!((g0, g1), (vec![], vec![grid; 2]), "{what}: one DecodeLayer a layer");
-    assert_eq!(t0, t1, "{what}: greedy tokens differ");
+    let m = load(dir, positions, layer);
+    // Twice: as loaded, and with odd-sized buffers allocated first, so the session's buffers sit
+    // elsewhere. Which cache lines buffers share depends on where they sit, and plain loads of
+    // values other workgroups published read stale lines in some placements (the kernel reads
+    // them through atomics since).
+    for placement in ["as allocated", "shifted"] {
+        let _shim: Vec<wgpu::Buffer> = match placement {
+            "shifted" => (1..4).map(|i| gpu().storage("placement shim", 4096 + 48 * i)).collect(),
+            _ => Vec::new(),
+        };
+        let (g1, t1, l1) = run(&m, prompt_len);
+        assert_eq!((&g0, g1), (&vec![], vec![grid; 2]), "{what}: one DecodeLayer a layer");
+        assert_eq!(t0, t1, "{what} ({placement}): greedy tokens differ");
+        let d = l0.iter().flatten().zip(l1.iter().flatten()).map(|(a, b)| (a - b).abs()).fold(f32::NAN, f32::max);
+        eprintln!("{what} ({placement}): max |logit diff| decode_layer vs unfused {d:.2e}");
+        assert!(d <= TOLERANCE, "{what} ({placement}): logits differ by {d}");
+    }
+}
+
+/// The residency check (graph/residency.rs) through decode_layer's own pipeline: 2048 workgroups
+/// of 256 invocations are more than any GPU holds at once (the H200: 132 SMs of at most 2048
+/// invocations), so it must fail on every adapter; where the probe passes, the plan's own largest
+/// grid must pass (else the session would have planned without the kernel).
+fn check_residency(works: bool) {
+    let forced = FusionConfig { decode_layer: true, grid_barrier_anywhere: true, ..FusionConfig::default() };
+    let model = load(&fixture_dir("qwen3"), 96, forced);
+    let s = Session::new(&model, SessionOptions::default()).unwrap();
+    let plan = s.decode_plan();
+    assert!(plan.dispatch_specs().any(|d| d.kernel == KernelId::DecodeLayer));
+    assert!(!plan.grid_barriers_resident_at(2048), "2048 workgroups cannot all be resident");
+    if !works {
+        return;
+    }
+    assert!(plan.grid_barriers_resident(), "the plan's own grid is resident where the probe passes");
+    // The checks leave the step and the barrier word as the plan needs them: the session still
+    // decodes as the unfused plan does.
+    let prompt = [1, 2, 3, 4, 5, 6, 7];
+    let unfused = load(&fixture_dir("qwen3"), 96, FusionConfig::none());
+    let (t0, l0) = greedy(&mut Session::new(&unfused, SessionOptions::default()).unwrap(), &prompt, 8);
+    let (t1, l1) = greedy(&mut { s }, &prompt, 8);
+    assert_eq!(t0, t1, "greedy tokens after the residency checks");
     let d = l0.iter().flatten().zip(l1.iter().flatten()).map(|(a, b)| (a - b).abs()).fold(f32::NAN, f32::max);
-    eprintln!("{what}: max |logit diff| decode_layer vs unfused {d:.2e}");
-    assert!(d <= TOLERANCE, "{what}: logits differ by {d}");
+    assert!(d <= TOLERANCE, "logits after the residency checks differ by {d}");
 }
 
 #[test]
 fn decode_layer_runs_where_the_probe_passes() {
     let works = gpu().grid_barriers_work();
     eprintln!("grid barrier probe on {}: {works}", gpu().caps.adapter_name);
+    check_residency(works);
     if !works {
         let m = load(&fixture_dir("qwen3"), 96, FusionConfig { decode_layer: true, ..FusionConfig::default() });
         let s = Session::new(&m, SessionOptions::default()).unwrap();

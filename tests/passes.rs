@@ -18,8 +18,8 @@ fn base() -> FusionConfig {
     FusionConfig::default()
 }
 
-/// The default passes and the opt-in decode_layer, as if the adapter could run grid barriers (it
-/// fires only where `PassLimits::grid_barrier` says so).
+/// The default passes and the opt-in decode_layer, as if the adapter could run grid barriers
+/// (plan-level: no probe, no residency check).
 fn layer_kernel() -> FusionConfig {
     FusionConfig { decode_layer: true, grid_barrier_anywhere: true, ..FusionConfig::default() }
 }

@@ -8,9 +8,29 @@
 // head_dim / 4 + 1 vec4s: (m, l, 0, 0) and the split's unnormalised output. A dispatch that splits
 // runs at most 128 workgroups (dispatch_attention.rs), so at most 128 records and tickets are in
 // use. The tickets start at zero (a fresh buffer) and the last split puts its ticket back to zero.
+// A record is written by one workgroup and read by another in the same dispatch, so it goes
+// through device-scope atomics (rec_load / rec_store), which NVIDIA serves from L2. Plain loads
+// read stale values on the H200 (decode_layer at context 300, in one buffer placement and not
+// another): an SM's L1 may hold the line from an earlier read, and no barrier WGSL has drops it.
+// On the H200 the atomics cost nothing measurable in split attention.
 const MAX_SPLITS: u32 = 64u;
 const MAX_TICKETS: u32 = 256u;
-struct SplitScratch { tickets: array<atomic<u32>, MAX_TICKETS>, rec: array<vec4<f32>> }
+struct SplitScratch { tickets: array<atomic<u32>, MAX_TICKETS>, rec: array<atomic<u32>> }
+
+// Float j of the records (vec4 i is floats 4 i .. 4 i + 3).
+fn rec_load1(j: u32) -> f32 { return bitcast<f32>(atomicLoad(&scratch.rec[j])); }
+fn rec_store1(j: u32, v: f32) { atomicStore(&scratch.rec[j], bitcast<u32>(v)); }
+fn rec_load(i: u32) -> vec4<f32> {
+    let j = 4u * i;
+    return vec4<f32>(rec_load1(j), rec_load1(j + 1u), rec_load1(j + 2u), rec_load1(j + 3u));
+}
+fn rec_store(i: u32, v: vec4<f32>) {
+    let j = 4u * i;
+    rec_store1(j, v.x);
+    rec_store1(j + 1u, v.y);
+    rec_store1(j + 2u, v.z);
+    rec_store1(j + 3u, v.w);
+}
 var<workgroup> split_ml: array<vec2<f32>, MAX_SPLITS>;
 var<workgroup> split_last: u32;
 
@@ -39,8 +59,8 @@ fn finish_split(h: u32, row: u32, key: u32, head: u32, s: u32, n: u32, t: u32, m
     }
     let hd4 = p.head_dim / 4u;
     let stride = hd4 + 1u;
-    if (t < hd4) { scratch.rec[(head + s) * stride + 1u + t] = head_out[t]; }
-    if (t == 0u) { scratch.rec[(head + s) * stride] = vec4<f32>(ml, 0.0, 0.0); }
+    if (t < hd4) { rec_store((head + s) * stride + 1u + t, head_out[t]); }
+    if (t == 0u) { rec_store((head + s) * stride, vec4<f32>(ml, 0.0, 0.0)); }
     // Device-scope release: the record is visible before the ticket is taken.
     storageBarrier();
     if (t == 0u) {
@@ -61,8 +81,8 @@ fn finish_split(h: u32, row: u32, key: u32, head: u32, s: u32, n: u32, t: u32, m
     let g = t / hd4;
     let groups = WG / hd4;
     var first = vec4<f32>(0.0);
-    if (g < n) { first = scratch.rec[(head + g) * stride + 1u + c]; }
-    if (t < n) { split_ml[t] = scratch.rec[(head + t) * stride].xy; }
+    if (g < n) { first = rec_load((head + g) * stride + 1u + c); }
+    if (t < n) { split_ml[t] = rec_load((head + t) * stride).xy; }
     workgroupBarrier();
     var m = NEG;
     for (var i = 0u; i < n; i++) { m = max(m, split_ml[i].x); }
@@ -72,7 +92,7 @@ fn finish_split(h: u32, row: u32, key: u32, head: u32, s: u32, n: u32, t: u32, m
     if (g < n) {
         o = exp(split_ml[g].x - m) * first;
         for (var i = g + groups; i < n; i += groups) {
-            o += exp(split_ml[i].x - m) * scratch.rec[(head + i) * stride + 1u + c];
+            o += exp(split_ml[i].x - m) * rec_load((head + i) * stride + 1u + c);
         }
     }
     slice_acc[t] = o;

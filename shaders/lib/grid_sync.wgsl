@@ -5,11 +5,12 @@
 // The word holds the arrivals in bits 0-15 and a generation above. The last to arrive resets the
 // count and moves the generation on in one atomic add; the others wait for the generation to change.
 // storageBarrier on each side: device-scope release of this workgroup's writes, then acquire (naga
-// emits a Device memory scope for it). What it does not do on NVIDIA is drop L1 lines this
-// workgroup read before the barrier, so a value another workgroup publishes must be read only after
-// it (no cache line of it read earlier in the dispatch). Every workgroup must be resident at once,
-// which neither Vulkan nor WGSL promises: the probe checks it on the adapter, and the wait is
-// bounded, so a grid that cannot be resident gives wrong numbers, not a hang.
+// emits a Device memory scope for it). What it does not do on NVIDIA is drop L1 lines the SM
+// holds, so a value another workgroup publishes is read through atomics, which L2 serves (plain
+// loads read stale values on the H200 in some buffer placements). Every workgroup must be resident at once,
+// which neither Vulkan nor WGSL promises: the probe checks it on the adapter, `grid_resident` checks
+// it for the kernel's own pipeline and largest grid (graph/residency.rs), and the wait is bounded,
+// so a grid that cannot be resident gives wrong numbers, not a hang.
 
 // Seconds of polling (software Vulkan needs over a million polls at a barrier).
 const SPIN_LIMIT: u32 = 67108864u;
@@ -28,4 +29,24 @@ fn grid_sync(t: u32, groups: u32) {
         }
     }
     storageBarrier();
+}
+
+// Polls a workgroup of the residency check makes (~10-60 ms on a GPU; a resident grid's last
+// workgroup arrives within microseconds of its first).
+const RESIDENT_SPIN: u32 = 65536u;
+
+// The residency check, run by a kernel in place of its work (graph/residency.rs) so that its own
+// registers and workgroup memory decide how many of its workgroups fit at once. Each workgroup
+// arrives, polls until all `groups` have arrived or its polls run out, and adds 1 << 16 if it saw
+// them all. A workgroup gives up only after its polls, so a later one can start only in its place
+// if that one did not see everybody: the word ends as groups | groups << 16 exactly when the whole
+// grid was resident together. The caller zeroes the word before and after.
+fn grid_resident(t: u32, groups: u32) {
+    if (t == 0u) {
+        var seen = barrier_add(1u) + 1u;
+        for (var i = 0u; i < RESIDENT_SPIN && (seen & 0xffffu) < groups; i++) {
+            seen = barrier_load();
+        }
+        if ((seen & 0xffffu) >= groups) { barrier_add(0x10000u); }
+    }
 }

@@ -57,6 +57,37 @@ fn tensor_buf(t: &DeviceTensor) -> &wgpu::Buffer {
     }
 }
 
+/// The one-token decode plan, its logits and what the fusion passes did. Grid barriers (the
+/// decode_layer pass) are planned where the adapter passed gpu/grid_probe.rs; if the plan's own
+/// grid-barrier pipelines then fail their residency check (graph/residency.rs), it is planned
+/// again without them.
+fn decode_plan(model: &TextModel, io: &GraphIo) -> Result<(Plan, TensorId, Vec<passes::PassReport>), ModelError> {
+    let gpu = &model.gpu;
+    let fusion = &model.opts.fusion;
+    let plan = |grid_barrier: bool| -> Result<_, ModelError> {
+        let mut dec = model.arch.build_graph(io, Mode::Decode);
+        let limits = PassLimits {
+            max_storage_buffers_per_stage: gpu.caps.max_storage_buffers_per_stage,
+            one_token: true,
+            max_workgroup_storage: gpu.caps.max_compute_workgroup_storage_size,
+            grid_barrier,
+        };
+        let reports = passes::run(&mut dec.graph, fusion, limits);
+        for r in &reports {
+            tracing::debug!(pass = r.pass, fused = r.fused, skipped = ?r.skipped, "fusion pass");
+        }
+        let options = PlanOptions { max_tokens: 1, max_storage_buffers: fusion.max_storage_buffers };
+        Ok((Plan::new(gpu, dec.graph, options)?, dec.logits, reports))
+    };
+    let barriers = fusion.grid_barrier_on(gpu);
+    let first = plan(barriers)?;
+    if !barriers || fusion.grid_barrier_anywhere || first.0.grid_barriers_resident() {
+        return Ok(first);
+    }
+    tracing::warn!("grid-barrier kernels do not fit on this adapter at once: planning decode without them");
+    plan(false)
+}
+
 impl Session {
     pub fn new(model: &TextModel, opts: SessionOptions) -> Result<Session, ModelError> {
         let gpu = &model.gpu;
@@ -65,32 +96,20 @@ impl Session {
         let chunk = model.opts.prefill_chunk.min(max_seq).max(1);
         let io = arch.new_io(gpu, chunk, max_seq)?;
         let pre = arch.build_graph(&io, Mode::Prefill { all_logits: opts.all_logits });
-        let mut dec = arch.build_graph(&io, Mode::Decode);
-        let limits = PassLimits {
-            max_storage_buffers_per_stage: gpu.caps.max_storage_buffers_per_stage,
-            one_token: true,
-            max_workgroup_storage: gpu.caps.max_compute_workgroup_storage_size,
-            grid_barrier: model.opts.fusion.grid_barrier_on(gpu),
-        };
-        let pass_reports = passes::run(&mut dec.graph, &model.opts.fusion, limits);
-        for r in &pass_reports {
-            tracing::debug!(pass = r.pass, fused = r.fused, skipped = ?r.skipped, "fusion pass");
-        }
-        let (prefill_logits, decode_logits) = (pre.logits, dec.logits);
+        let prefill_logits = pre.logits;
         let all_graph = (!opts.all_logits).then(|| {
             let b = arch.build_graph(&io, Mode::Prefill { all_logits: true });
             (b.graph, b.logits)
         });
         let prefill = Plan::new(gpu, pre.graph, PlanOptions { max_tokens: chunk, ..Default::default() })?;
-        let cap = model.opts.fusion.max_storage_buffers;
-        let decode = Plan::new(gpu, dec.graph, PlanOptions { max_tokens: 1, max_storage_buffers: cap })?;
+        let (decode, dec_logits, pass_reports) = decode_plan(model, &io)?;
         let staging = (0..3).map(|_| gpu.readback_buffer("token readback", 4 * STEPS_PER_SUBMISSION as u64)).collect();
         Ok(Session {
             prefill,
             decode,
             io,
             prefill_logits,
-            decode_logits,
+            decode_logits: dec_logits,
             vocab: arch.vocab(),
             chunk,
             all_logits: opts.all_logits,

@@ -28,8 +28,9 @@ pub mod flags {
 }
 
 gpu_params!(
-    /// Per-step values shared by every dispatch of a step (binding 1).
-    Step { n_tokens: u32, pos0: u32, kv_len: u32, pad0: u32 }
+    /// Per-step values shared by every dispatch of a step (binding 1). `probe` is non-zero only
+    /// while graph/residency.rs checks a grid-barrier pipeline (the kernel then does no work).
+    Step { n_tokens: u32, pos0: u32, kv_len: u32, probe: u32 }
 );
 gpu_params!(EmbedParams { width: u32, vocab: u32, group: u32, pad0: u32 });
 gpu_params!(RmsNormParams { dim: u32, rows_per_token: u32, eps: f32, add_unit: u32 });

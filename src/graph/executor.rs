@@ -37,10 +37,10 @@ pub struct PlanOptions {
     pub max_storage_buffers: Option<u32>,
 }
 
-struct Dispatch {
-    pipeline: Arc<wgpu::ComputePipeline>,
-    bind_group: wgpu::BindGroup,
-    spec: DispatchSpec,
+pub(super) struct Dispatch {
+    pub(super) pipeline: Arc<wgpu::ComputePipeline>,
+    pub(super) bind_group: wgpu::BindGroup,
+    pub(super) spec: DispatchSpec,
 }
 
 pub struct Plan {
@@ -48,16 +48,18 @@ pub struct Plan {
     pub graph: Graph,
     pub assignment: Assignment,
     pool: Vec<wgpu::Buffer>,
-    step: wgpu::Buffer,
+    pub(super) step: wgpu::Buffer,
     /// What `step` holds once the work submitted so far has run: `set_step` writes only a
     /// different value, and a step whose last kernel moves the position on (`advances`) moves
     /// this copy on when it is encoded.
-    step_ahead: Mutex<Step>,
+    pub(super) step_ahead: Mutex<Step>,
     /// The plan ends with `ArgmaxReduceAdvance` (one-token decode).
     advances: bool,
     /// Where `ArgmaxReduceAdvance` logs each step's token: entry pos0 % TOKEN_LOG_LEN.
     token_log: wgpu::Buffer,
-    dispatches: Vec<Dispatch>,
+    /// The split scratch every dispatch that asks for one shares (`Bind::Scratch`).
+    pub(super) scratch: wgpu::Buffer,
+    pub(super) dispatches: Vec<Dispatch>,
     pub max_tokens: usize,
     /// The cache length after the step set last (`set_step`): grids that follow the context
     /// (`Dim::KvSplits`) are sized from it when the step is encoded.
@@ -174,6 +176,7 @@ impl Plan {
             step_ahead: Mutex::new(Step::default()),
             advances,
             token_log,
+            scratch,
             dispatches,
             max_tokens: opts.max_tokens,
             kv_len: AtomicU32::new(1),
@@ -190,7 +193,7 @@ impl Plan {
             "step of {n_tokens} tokens in a plan of {}",
             self.max_tokens
         );
-        let s = Step { n_tokens: n_tokens as u32, pos0: pos0 as u32, kv_len: (pos0 + n_tokens) as u32, pad0: 0 };
+        let s = Step { n_tokens: n_tokens as u32, pos0: pos0 as u32, kv_len: (pos0 + n_tokens) as u32, probe: 0 };
         self.kv_len.store(s.kv_len, Ordering::Relaxed);
         let mut ahead = self.step_ahead.lock().unwrap();
         if *ahead != s {
@@ -202,7 +205,7 @@ impl Plan {
     /// The Step buffer's values once the work submitted so far has run (blocking; tests).
     pub fn read_step(&self) -> Result<Step, GpuError> {
         let v = self.gpu.read_u32(&self.step, 4)?;
-        Ok(Step { n_tokens: v[0], pos0: v[1], kv_len: v[2], pad0: v[3] })
+        Ok(Step { n_tokens: v[0], pos0: v[1], kv_len: v[2], probe: v[3] })
     }
 
     /// The log of sampled tokens (u32 entry pos % TOKEN_LOG_LEN holds the token the step at

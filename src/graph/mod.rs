@@ -10,6 +10,7 @@ pub mod dispatch_partials;
 pub mod executor;
 pub mod hybrid;
 pub mod ir;
+mod residency;
 
 pub use executor::{Plan, PlanOptions};
 pub use ir::{DeviceTensor, Graph, Op, Rows, TensorId};

@@ -62,11 +62,13 @@ pub struct FusionConfig {
     /// against 7.6 + 10.0 us for the two dispatches (SmolLM2 at context 136; BENCHMARKS.md session 13).
     pub attention_qkv: bool,
     /// A dense layer's q / k / v, attention and MLP in one dispatch with grid barriers (after the
-    /// partial-row passes), where the adapter may run it (`PassLimits::grid_barrier`). Opt-in: on the
-    /// H200 SmolLM2's generate loop runs 1224 tok/s with it against 1124 without (BENCHMARKS.md,
-    /// session 17), but WGSL has no device-scope fence, so that one workgroup's stores are seen by
-    /// another after the barrier rests on the driver (the H200 matches the unfused plan to the bit;
-    /// lavapipe does on some runs and not on others).
+    /// partial-row passes), where the adapter may run it: gpu/grid_probe.rs must pass
+    /// (`PassLimits::grid_barrier`), and the session checks that the kernel's own largest grid is
+    /// resident at once (graph/residency.rs), planning without it otherwise. Opt-in: on the H200
+    /// SmolLM2's generate loop runs 1140-1160 tok/s with it against 1109-1112 without
+    /// (BENCHMARKS.md, session 18), and it rests on cross-workgroup visibility that neither Vulkan
+    /// nor WGSL promises (plain loads of values other workgroups published read stale L1 lines on
+    /// the H200 in some buffer placements; the kernel now reads them through atomics).
     pub decode_layer: bool,
     /// Assume the adapter runs grid barriers without probing it (plan-level tests, which never run
     /// the plan; see `PassLimits::grid_barrier`).
