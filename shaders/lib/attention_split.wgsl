@@ -9,10 +9,12 @@
 // runs at most 128 workgroups (dispatch_attention.rs), so at most 128 records and tickets are in
 // use. The tickets start at zero (a fresh buffer) and the last split puts its ticket back to zero.
 // A record is written by one workgroup and read by another in the same dispatch, so it goes
-// through device-scope atomics (rec_load / rec_store), which NVIDIA serves from L2. Plain loads
-// read stale values on the H200 (decode_layer at context 300, in one buffer placement and not
-// another): an SM's L1 may hold the line from an earlier read, and no barrier WGSL has drops it.
-// On the H200 the atomics cost nothing measurable in split attention.
+// through device-scope atomics (rec_load / rec_store). naga declares storage buffers without
+// SPIR-V's Coherent decoration, and Vulkan's default memory model then lets plain loads be served
+// from a cache that is not coherent across workgroups (NVIDIA's L1), whatever barrier precedes
+// them; atomics always see the device's value. Plain loads read stale values on the H200
+// (decode_layer at context 300, in one buffer placement and not another). The atomics cost nothing
+// measurable in split attention there.
 const MAX_SPLITS: u32 = 64u;
 const MAX_TICKETS: u32 = 256u;
 struct SplitScratch { tickets: array<atomic<u32>, MAX_TICKETS>, rec: array<atomic<u32>> }
