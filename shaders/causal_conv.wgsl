@@ -13,7 +13,7 @@
 // the same dispatch write the new input (see CONV there).
 
 struct Params { channels: u32, kernel: u32, pad0: u32, pad1: u32 }
-struct Step { n_tokens: u32, pos0: u32, kv_len: u32, pad0: u32 }
+struct Step { n_tokens: u32, pos0: u32, kv_len: u32, probe: u32 }
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<uniform> step: Step;

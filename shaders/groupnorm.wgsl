@@ -8,7 +8,7 @@
 // groupnorm_apply normalizes the block in parallel.
 
 struct Params { channels: u32, eps: f32, flags: u32, pad0: u32 }
-struct Step { n_tokens: u32, pos0: u32, kv_len: u32, pad0: u32 }
+struct Step { n_tokens: u32, pos0: u32, kv_len: u32, probe: u32 }
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<uniform> step: Step;

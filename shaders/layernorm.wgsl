@@ -3,7 +3,7 @@
 // over the row (mean, then centred squares) as torch does, not E[x^2] - E[x]^2.
 
 struct Params { dim: u32, eps: f32, pad0: u32, pad1: u32 }
-struct Step { n_tokens: u32, pos0: u32, kv_len: u32, pad0: u32 }
+struct Step { n_tokens: u32, pos0: u32, kv_len: u32, probe: u32 }
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<uniform> step: Step;

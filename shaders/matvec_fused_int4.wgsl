@@ -22,7 +22,7 @@ struct Params {
     n0: u32, n1: u32, n2: u32, k: u32,
     group: u32, flags: u32, eps: f32, n3: u32,
 }
-struct Step { n_tokens: u32, pos0: u32, kv_len: u32, pad0: u32 }
+struct Step { n_tokens: u32, pos0: u32, kv_len: u32, probe: u32 }
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<uniform> step: Step;

@@ -3,7 +3,7 @@
 // qkv | a | b | z, computed as one matmul); a zero width means no output.
 
 struct Params { w0: u32, w1: u32, w2: u32, w3: u32 }
-struct Step { n_tokens: u32, pos0: u32, kv_len: u32, pad0: u32 }
+struct Step { n_tokens: u32, pos0: u32, kv_len: u32, probe: u32 }
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<uniform> step: Step;
