@@ -96,7 +96,6 @@ fn store(m: u32, i: u32, v: f32) {
     if (m == 3u) { x_out[i] = v; }
 }
 
-// The new token's q / k / v lanes, computed by this workgroup.
 // Where the head's output and the o_proj partial rows go.
 fn store_head(i: u32, o: vec4<f32>) {
     out[i] = o.x;
@@ -106,6 +105,7 @@ fn store_head(i: u32, o: vec4<f32>) {
 }
 fn store_o_part(i: u32, v: vec4<f32>) { o_part[i] = v; }
 
+// The new token's q / k / v lanes, computed by this workgroup.
 fn new_q(h: u32, t: u32, row: u32) -> f32 { return qs[t]; }
 fn new_k(kvh: u32, t: u32, row: u32) -> f32 { return ks[t]; }
 fn new_v(kvh: u32, t: u32, row: u32) -> f32 { return vs[t]; }
