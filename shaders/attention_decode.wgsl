@@ -58,7 +58,7 @@ fn new_k(kvh: u32, t: u32, row: u32) -> f32 { return k[(row * p.n_kv_heads + kvh
 fn new_v(kvh: u32, t: u32, row: u32) -> f32 { return v[(row * p.n_kv_heads + kvh) * p.head_dim + t]; }
 
 // The split scratch (shaders/lib/attention_split.wgsl's SplitScratch).
-@group(0) @binding(11) var<storage, read_write> scratch: SplitScratch;
+@group(0) @binding(11) @coherent var<storage, read_write> scratch: SplitScratch;
 fn split_shift() -> u32 { return (FLAGS >> 24u) & 15u; }
 
 // grid: (n_heads, the step's splits)

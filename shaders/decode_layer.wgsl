@@ -44,16 +44,17 @@ struct Step { n_tokens: u32, pos0: u32, kv_len: u32, probe: u32 }
 @group(0) @binding(13) var<storage, read> bv: array<f32>;
 // The layer's input x: phase 1 writes it (the partial rows' sum) or reads it (a plain row), and
 // phase 3 adds it as the residual.
-// Atomics (of f32 bits): workgroup 0 writes it in phase 1 and every workgroup reads it in phase 3
-// (attention_split.wgsl says why; here plain loads read stale values on the H200 in one buffer
-// placement and not another).
-@group(0) @binding(14) var<storage, read_write> hsum: array<atomic<u32>>;
+// @coherent: workgroup 0 writes it in phase 1 and every workgroup reads it in phase 3
+// (split_records_coherent.wgsl says why; without the decoration plain loads read stale values on
+// the H200 in one buffer placement and not another). The kernel runs only where the adapter can
+// declare it (gpu/grid_probe.rs).
+@group(0) @binding(14) @coherent var<storage, read_write> hsum: array<f32>;
 @group(0) @binding(15) var<storage, read> cos_sin: array<vec2<f32>>;
 @group(0) @binding(16) var<storage, read> q_norm: array<f32>;
 @group(0) @binding(17) var<storage, read> k_norm: array<f32>;
 @group(0) @binding(18) var<storage, read_write> k_cache: array<vec4<f32>>;
 @group(0) @binding(19) var<storage, read_write> v_cache: array<vec4<f32>>;
-@group(0) @binding(20) var<storage, read_write> scratch: SplitScratch;
+@group(0) @binding(20) @coherent var<storage, read_write> scratch: SplitScratch;
 @group(0) @binding(21) var<storage, read> o_q: array<vec4<u32>>;
 @group(0) @binding(22) var<storage, read> o_sm: array<vec2<f32>>;
 @group(0) @binding(23) var<storage, read> norm2: array<vec4<f32>>;
@@ -127,7 +128,7 @@ fn bias_at(m: u32, c: u32) -> f32 {
 }
 // The core stores only the PARTIALS_IN sum (matrix slot 3), from workgroup 0.
 fn store(m: u32, i: u32, v: f32) {
-    if (phase == 0u) { atomicStore(&hsum[i], bitcast<u32>(v)); } else { x_out[i] = v; }
+    if (phase == 0u) { hsum[i] = v; } else { x_out[i] = v; }
 }
 // Compile-time counts (FLAGS, the shape constants): a count read from the uniform leaves every
 // load of the partial-row tree conditional at run time (SmolLM2 on the H200: 1141 against 1224
@@ -146,7 +147,7 @@ fn partial_at(i: u32) -> vec4<f32> {
 // compile-time offset.
 const STASH: u32 = 8320u;
 fn stash_at(i: u32) -> f32 { return rec_load1(4u * STASH + i); }
-fn hsum_at(i: u32) -> f32 { return bitcast<f32>(atomicLoad(&hsum[i])); }
+fn hsum_at(i: u32) -> f32 { return hsum[i]; }
 fn o_base() -> u32 { return STASH + (dim_n0() + dim_n1() + dim_n2()) / 4u; }
 // The workgroups of phase 1 (32 columns each) and phase 3 (32 intermediates each).
 fn qkv_wgs() -> u32 { return (dim_n0() + dim_n1() + dim_n2()) / 32u; }
@@ -161,7 +162,7 @@ fn store_o_part(i: u32, v: vec4<f32>) { rec_store(o_base() + i, v); }
 
 // The grid barrier (shaders/lib/grid_sync.wgsl) on one word of the scratch's tickets (the splits
 // use the first n_heads). Every value one phase leaves for another (the stash, hsum) is read after
-// the barrier that publishes it, through atomics.
+// the barrier that publishes it, through @coherent bindings.
 const BARRIER_WORD: u32 = MAX_TICKETS - 1u;
 fn barrier_add(v: u32) -> u32 { return atomicAdd(&scratch.tickets[BARRIER_WORD], v); }
 fn barrier_load() -> u32 { return atomicLoad(&scratch.tickets[BARRIER_WORD]); }

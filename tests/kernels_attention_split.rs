@@ -7,12 +7,14 @@
 
 mod common;
 
-use common::one_token::{attn_shape, f32t};
+use common::one_token::attn_shape;
 use common::{assert_close, gpu, randn, rng, rope_table};
-use gerbil::gpu::KernelId;
+use std::sync::Arc;
+
+use gerbil::gpu::{Gpu, GpuOptions, KernelId};
 use gerbil::graph::dispatch::Dim;
 use gerbil::graph::ir::AttentionDecode;
-use gerbil::graph::{Graph, Op, Plan, PlanOptions, Rows, TensorId};
+use gerbil::graph::{DeviceTensor, Graph, Op, Plan, PlanOptions, Rows, TensorId};
 use gerbil::reference;
 
 /// One attention op's inputs and its expected output at the step's position.
@@ -26,7 +28,12 @@ struct Layer {
 /// 128 (no key rows prefetched, eight column groups in the combine).
 const SHAPES: [(usize, usize, usize, bool); 3] = [(9, 3, 64, false), (4, 2, 32, true), (2, 1, 128, false)];
 
-fn layer(r: &mut rand::rngs::StdRng, g: &mut Graph, i: usize, pos: usize, max_seq: usize) -> Layer {
+/// A bound f32 tensor on `gpu` (one_token::f32t binds on the shared adapter).
+fn f32t(gpu: &Arc<Gpu>, g: &mut Graph, label: &str, data: &[f32], cols: usize) -> TensorId {
+    g.bound(label, DeviceTensor::f32(gpu, label, data, cols).unwrap())
+}
+
+fn layer(gpu: &Arc<Gpu>, r: &mut rand::rngs::StdRng, g: &mut Graph, i: usize, pos: usize, max_seq: usize) -> Layer {
     let (nh, nkv, hd, qk_norm) = SHAPES[i];
     let (qw, kvw) = (nh * hd, nkv * hd);
     let shape = attn_shape(nh, nkv, hd, max_seq, false);
@@ -39,13 +46,13 @@ fn layer(r: &mut rand::rngs::StdRng, g: &mut Graph, i: usize, pos: usize, max_se
     let flat: Vec<f32> = table.iter().flatten().copied().collect();
     let out = g.activation(name("out"), qw, Rows::Tokens);
     let op = AttentionDecode {
-        q: f32t(g, &name("q"), &q, qw),
-        k: f32t(g, &name("k"), &k, kvw),
-        v: f32t(g, &name("v"), &v, kvw),
-        cos_sin: f32t(g, &name("cos_sin"), &flat, 2),
-        qk_norm: qk_norm.then(|| (f32t(g, &name("qn"), &qn, hd), f32t(g, &name("kn"), &kn, hd), 1e-6)),
-        k_cache: f32t(g, &name("k_cache"), &cache.k, hd),
-        v_cache: f32t(g, &name("v_cache"), &cache.v, hd),
+        q: f32t(gpu, g, &name("q"), &q, qw),
+        k: f32t(gpu, g, &name("k"), &k, kvw),
+        v: f32t(gpu, g, &name("v"), &v, kvw),
+        cos_sin: f32t(gpu, g, &name("cos_sin"), &flat, 2),
+        qk_norm: qk_norm.then(|| (f32t(gpu, g, &name("qn"), &qn, hd), f32t(gpu, g, &name("kn"), &kn, hd), 1e-6)),
+        k_cache: f32t(gpu, g, &name("k_cache"), &cache.k, hd),
+        v_cache: f32t(gpu, g, &name("v_cache"), &cache.v, hd),
         out,
         attrs: shape.0,
         rope: shape.1,
@@ -64,16 +71,27 @@ fn layer(r: &mut rand::rngs::StdRng, g: &mut Graph, i: usize, pos: usize, max_se
     Layer { out, width: qw, want: reference::attention(&q2, &cache, nh, pos, 1.0 / (hd as f32).sqrt()) }
 }
 
+/// With the records read through a `@coherent` binding (where the adapter has it) and through
+/// atomics (the fallback).
 #[test]
 fn split_decode_attention_matches_the_reference_over_repeated_steps() {
+    let atomic = Gpu::new(&GpuOptions { no_coherent: true, ..Default::default() }).unwrap();
+    assert!(!atomic.caps.coherent_buffers);
+    for gpu in [gpu(), atomic] {
+        eprintln!("coherent records: {}", gpu.caps.coherent_buffers);
+        check_splits(&gpu);
+    }
+}
+
+fn check_splits(gpu: &Arc<Gpu>) {
     let mut r = rng("attention_split");
     // At most ceil(1100 / 128) = 9 workgroups a head. The step's context runs unsplit up to 256
     // positions (101, 256), then in runs of about 128: 3 splits at 257, 8 at 1001, all 9 at 1100.
     let max_seq = 1100;
     for (pos, splits) in [(100, 1), (255, 1), (256, 3), (1000, 8), (1099, 9)] {
         let mut g = Graph::default();
-        let layers: Vec<Layer> = (0..SHAPES.len()).map(|i| layer(&mut r, &mut g, i, pos, max_seq)).collect();
-        let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: 1, ..Default::default() }).unwrap();
+        let layers: Vec<Layer> = (0..SHAPES.len()).map(|i| layer(gpu, &mut r, &mut g, i, pos, max_seq)).collect();
+        let plan = Plan::new(gpu, g, PlanOptions { max_tokens: 1, ..Default::default() }).unwrap();
         let attention = || plan.dispatch_specs().filter(|s| s.kernel == KernelId::AttentionDecode);
         assert!(attention().all(|s| matches!(s.grid.y, Dim::KvSplits { most: 9, .. })), "split grids");
         for round in 0..3 {

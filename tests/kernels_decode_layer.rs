@@ -52,7 +52,7 @@ fn check(what: &str, dir: &Path, positions: usize, prompt_len: usize, grid: Dim)
     // Twice: as loaded, and with odd-sized buffers allocated first, so the session's buffers sit
     // elsewhere. Which cache lines buffers share depends on where they sit, and plain loads of
     // values other workgroups published read stale lines in some placements (the kernel reads
-    // them through atomics since).
+    // them from @coherent bindings since).
     for placement in ["as allocated", "shifted"] {
         let _shim: Vec<wgpu::Buffer> = match placement {
             "shifted" => (1..4).map(|i| gpu().storage("placement shim", 4096 + 48 * i)).collect(),

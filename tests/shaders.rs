@@ -2,17 +2,19 @@
 //! structs match the Rust layouts in `gpu::params` field by field.
 
 use gerbil::gpu::kernels::{
-    uses_erf, Reductions, ERF, GROUP_SUM_SHARED, GROUP_SUM_SUBGROUP, INT4_WORD, WG_REDUCE_SHARED, WG_REDUCE_SUBGROUP,
+    uses_erf, Preludes, ERF, GROUP_SUM_SHARED, GROUP_SUM_SUBGROUP, INT4_WORD, WG_REDUCE_SHARED, WG_REDUCE_SUBGROUP,
 };
 use gerbil::gpu::params::Step;
 use gerbil::gpu::KernelId;
 
 /// Every distinct prelude set a kernel can be compiled with: workgroup-memory reductions, and
-/// 32-wide subgroups with either probed subgroupAdd order.
-const REDUCTIONS: [Reductions; 3] = [
-    Reductions { subgroups32: false, neighbours_first: false },
-    Reductions { subgroups32: true, neighbours_first: false },
-    Reductions { subgroups32: true, neighbours_first: true },
+/// 32-wide subgroups with either probed subgroupAdd order; split records through a `@coherent`
+/// binding or atomics.
+const PRELUDES: [Preludes; 4] = [
+    Preludes { subgroups32: false, neighbours_first: false, coherent: false },
+    Preludes { subgroups32: true, neighbours_first: false, coherent: false },
+    Preludes { subgroups32: true, neighbours_first: true, coherent: true },
+    Preludes { subgroups32: false, neighbours_first: false, coherent: true },
 ];
 
 fn module(src: &str, file: &str) -> (naga::Module, naga::valid::ModuleInfo) {
@@ -50,7 +52,7 @@ fn every_shader_file_validates() {
             // A registered kernel's file behind the library code the registry compiles it with, for
             // each prelude set (every_kernel_is_registered_with_matching_uniforms checks each entry point).
             if let Some(k) = KernelId::ALL.iter().find(|k| k.source().file == name) {
-                for r in REDUCTIONS {
+                for r in PRELUDES {
                     module(&k.source().wgsl(r), &path.display().to_string());
                 }
             } else if uses_erf(&src) {
@@ -76,8 +78,8 @@ fn every_kernel_is_registered_with_matching_uniforms() {
     let rust_step: Vec<(String, usize)> = Step::FIELDS.iter().map(|(n, o)| (n.to_string(), *o)).collect();
     for k in KernelId::ALL {
         let src = k.source();
-        let (m, _) = module(&src.wgsl(REDUCTIONS[0]), src.file);
-        for r in &REDUCTIONS[1..] {
+        let (m, _) = module(&src.wgsl(PRELUDES[0]), src.file);
+        for r in &PRELUDES[1..] {
             module(&src.wgsl(*r), src.file);
         }
         assert!(
@@ -102,7 +104,7 @@ fn every_kernel_is_registered_with_matching_uniforms() {
 #[test]
 fn every_kernel_fits_32k_of_workgroup_memory() {
     use gerbil::gpu::workgroup_memory::workgroup_bytes;
-    for r in REDUCTIONS {
+    for r in PRELUDES {
         let bytes = |k: KernelId| workgroup_bytes(k, r).unwrap_or_else(|e| panic!("{k:?}: {e}"));
         let mut largest = (KernelId::Add, 0);
         for &k in KernelId::ALL {

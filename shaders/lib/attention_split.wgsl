@@ -8,31 +8,11 @@
 // head_dim / 4 + 1 vec4s: (m, l, 0, 0) and the split's unnormalised output. A dispatch that splits
 // runs at most 128 workgroups (dispatch_attention.rs), so at most 128 records and tickets are in
 // use. The tickets start at zero (a fresh buffer) and the last split puts its ticket back to zero.
-// A record is written by one workgroup and read by another in the same dispatch, so it goes
-// through device-scope atomics (rec_load / rec_store). naga declares storage buffers without
-// SPIR-V's Coherent decoration, and Vulkan's default memory model then lets plain loads be served
-// from a cache that is not coherent across workgroups (NVIDIA's L1), whatever barrier precedes
-// them; atomics always see the device's value. Plain loads read stale values on the H200
-// (decode_layer at context 300, in one buffer placement and not another). The atomics cost nothing
-// measurable in split attention there.
+// A record is written by one workgroup and read by another in the same dispatch: the scratch and
+// its accessors (rec_load / rec_store) come from a prelude chosen per adapter,
+// split_records_coherent.wgsl (a @coherent binding) or split_records_atomic.wgsl (atomics).
 const MAX_SPLITS: u32 = 64u;
 const MAX_TICKETS: u32 = 256u;
-struct SplitScratch { tickets: array<atomic<u32>, MAX_TICKETS>, rec: array<atomic<u32>> }
-
-// Float j of the records (vec4 i is floats 4 i .. 4 i + 3).
-fn rec_load1(j: u32) -> f32 { return bitcast<f32>(atomicLoad(&scratch.rec[j])); }
-fn rec_store1(j: u32, v: f32) { atomicStore(&scratch.rec[j], bitcast<u32>(v)); }
-fn rec_load(i: u32) -> vec4<f32> {
-    let j = 4u * i;
-    return vec4<f32>(rec_load1(j), rec_load1(j + 1u), rec_load1(j + 2u), rec_load1(j + 3u));
-}
-fn rec_store(i: u32, v: vec4<f32>) {
-    let j = 4u * i;
-    rec_store1(j, v.x);
-    rec_store1(j + 1u, v.y);
-    rec_store1(j + 2u, v.z);
-    rec_store1(j + 3u, v.w);
-}
 var<workgroup> split_ml: array<vec2<f32>, MAX_SPLITS>;
 var<workgroup> split_last: u32;
 

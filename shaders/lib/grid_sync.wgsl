@@ -5,10 +5,10 @@
 // The word holds the arrivals in bits 0-15 and a generation above. The last to arrive resets the
 // count and moves the generation on in one atomic add; the others wait for the generation to change.
 // storageBarrier on each side: device-scope release of this workgroup's writes, then acquire (naga
-// emits a Device memory scope for it). It does not make plain loads coherent: the buffers are not
-// decorated Coherent, so NVIDIA may serve them from an L1 line it holds, and a value another
-// workgroup publishes is read through atomics (attention_split.wgsl; plain loads read stale values
-// on the H200 in some buffer placements). Every workgroup must be resident at once,
+// emits a Device memory scope for it). It does not make plain loads of an undecorated buffer
+// coherent: NVIDIA may serve them from an L1 line it holds, so a value another workgroup publishes
+// is read from a @coherent binding (split_records_coherent.wgsl; undecorated plain loads read stale
+// values on the H200 in some buffer placements). Every workgroup must be resident at once,
 // which neither Vulkan nor WGSL promises: the probe checks it on the adapter, `grid_resident` checks
 // it for the kernel's own pipeline and largest grid (graph/residency.rs), and the wait is bounded,
 // so a grid that cannot be resident gives wrong numbers, not a hang.

@@ -52,6 +52,9 @@ pub struct BenchArgs {
     /// Skip the f32 weight runs (INT4 only).
     #[arg(long)]
     pub int4_only: bool,
+    /// Timed generate loops per model and plan (the median is reported, every run listed).
+    #[arg(long, default_value_t = 5)]
+    pub repeats: usize,
     /// Write all results as JSON here too.
     #[arg(long)]
     pub json: Option<PathBuf>,
@@ -126,19 +129,22 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
             plans.push((format!("with {pass}"), toggled(pass, true)?));
         }
         for (&format, (plan, fusion)) in formats.iter().flat_map(|f| plans.iter().map(move |p| (f, p))) {
-            let r = decode::run(&gpu, cfg, format, *fusion, args.tokens, args.prefill)?;
+            let r = decode::run(&gpu, cfg, format, *fusion, args.tokens, args.prefill, args.repeats)?;
             println!(
-                "\n{} {} ({plan}): decode {:.0} tok/s (generate loop {:.0} tok/s), {} dispatches/token, weights {:.1} MB -> {:.0} GB/s; prefill {} tokens: {:.0} tok/s",
+                "\n{} {} ({plan}): decode {:.0} tok/s (generate loop {:.0} tok/s, median of {}), {} dispatches/token, weights {:.1} MB -> {:.0} GB/s; prefill {} tokens: {:.0} tok/s",
                 r.model,
                 r.format,
                 r.decode_tokens_per_s,
                 r.generate_tokens_per_s,
+                r.generate_runs.len(),
                 r.dispatches_per_token,
                 r.weight_bytes as f64 / 1e6,
                 r.weight_bytes as f64 * r.decode_tokens_per_s / 1e9,
                 r.prefill_tokens,
                 r.prefill_tokens_per_s
             );
+            let runs: Vec<String> = r.generate_runs.iter().map(|t| format!("{t:.0}")).collect();
+            println!("  generate loops (tok/s, in order): {}", runs.join(", "));
             println!("  memory: {}", r.memory);
             models.push(serde_json::to_value(&r)?);
         }

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::kernels::Reductions;
+use super::kernels::Preludes;
 use super::pipelines::PipelineCache;
 use super::subgroup_order::{self, SubgroupAddOrder};
 use super::workgroup_memory::WorkgroupMemoryCache;
@@ -39,6 +39,9 @@ pub struct GpuOptions {
     pub adapter_name: Option<String>,
     /// Do not enable subgroup operations even where the adapter has them (tests of the fallback kernels).
     pub no_subgroups: bool,
+    /// Do not declare storage buffers `@coherent` even where the adapter can (tests of the atomic
+    /// fallback: `Preludes::coherent`).
+    pub no_coherent: bool,
     /// Keep naga's loop bounding in the kernels (off by default: see `pipelines::shader_checks`);
     /// `gerbil bench` / `gerbil profile --loop-bounding` measure what it costs.
     pub loop_bounding: bool,
@@ -68,6 +71,10 @@ pub struct GpuCaps {
     pub timestamp_query_inside_passes: bool,
     /// The order `subgroupAdd` adds in, where subgroups are 32 wide and the probe recognised it.
     pub subgroup_add_order: Option<SubgroupAddOrder>,
+    /// Storage buffers may be declared `@coherent` (wgpu's MEMORY_DECORATION_COHERENT; SPIR-V's
+    /// Coherent on Vulkan). Without it a plain load may read a value another workgroup of the same
+    /// dispatch published from a stale cache line, so such values go through atomics.
+    pub coherent_buffers: bool,
 }
 
 impl GpuCaps {
@@ -79,10 +86,11 @@ impl GpuCaps {
     }
 
     /// The preludes the kernels are compiled with.
-    pub fn reductions(&self) -> Reductions {
-        Reductions {
+    pub fn reductions(&self) -> Preludes {
+        Preludes {
             subgroups32: self.subgroups32(),
             neighbours_first: self.subgroup_add_order == Some(SubgroupAddOrder::NeighboursFirst),
+            coherent: self.coherent_buffers,
         }
     }
 }
@@ -152,10 +160,14 @@ impl Gpu {
         let wanted = wgpu::Features::SUBGROUP
             | wgpu::Features::SHADER_F16
             | wgpu::Features::TIMESTAMP_QUERY
-            | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES;
+            | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES
+            | wgpu::Features::MEMORY_DECORATION_COHERENT;
         let mut features = adapter.features() & wanted;
         if opts.no_subgroups {
             features.remove(wgpu::Features::SUBGROUP);
+        }
+        if opts.no_coherent {
+            features.remove(wgpu::Features::MEMORY_DECORATION_COHERENT);
         }
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
@@ -187,6 +199,7 @@ impl Gpu {
             timestamp_query: features.contains(wgpu::Features::TIMESTAMP_QUERY),
             timestamp_query_inside_passes: features.contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES),
             subgroup_add_order: None,
+            coherent_buffers: features.contains(wgpu::Features::MEMORY_DECORATION_COHERENT),
         };
         let mut gpu = Gpu {
             device,

@@ -5,7 +5,9 @@
 //! adapter passes where every read sees its phase's value and the barrier word ends with every
 //! barrier completed. Neither Vulkan nor WGSL promises that a whole grid is resident at once or
 //! that the barrier orders memory between workgroups: the H200 (NVIDIA 580) passes; Mesa 22.3's
-//! lavapipe leaves arrivals pending and reads stale values, so it fails.
+//! lavapipe leaves arrivals pending and reads stale values, so it fails. An adapter that cannot
+//! declare storage buffers `@coherent` fails without running it: grid-barrier kernels read what
+//! other workgroups publish through such bindings.
 
 use super::kernels::GRID_SYNC;
 use super::Gpu;
@@ -19,7 +21,7 @@ const PHASES: u32 = 4;
 /// decode_layer.wgsl's arrays, so residency is tested at that footprint.
 const PROBE_WGSL: &str = "
 struct Probe { word: array<atomic<u32>, 4>, data: array<u32> }
-@group(0) @binding(0) var<storage, read_write> s: Probe;
+@group(0) @binding(0) @coherent var<storage, read_write> s: Probe;
 @group(0) @binding(1) var<storage, read_write> bad: array<atomic<u32>>;
 fn barrier_add(v: u32) -> u32 { return atomicAdd(&s.word[0], v); }
 fn barrier_load() -> u32 { return atomicLoad(&s.word[0]); }
@@ -67,6 +69,6 @@ pub fn run(gpu: &Gpu) -> bool {
 impl Gpu {
     /// Whether grid-barrier kernels may run here (`run`, once per device).
     pub fn grid_barriers_work(&self) -> bool {
-        *self.grid_probe.get_or_init(|| run(self))
+        *self.grid_probe.get_or_init(|| self.caps.coherent_buffers && run(self))
     }
 }

@@ -121,6 +121,11 @@ pub const ATTENTION_DECODE_CORE: &str = include_str!("../../shaders/lib/attentio
 /// Flash-decoding splits of decode attention (`split_of`, `finish_split`).
 pub const ATTENTION_SPLIT: &str = include_str!("../../shaders/lib/attention_split.wgsl");
 
+/// The split scratch and its accessors (`rec_load`, `rec_store`): a `@coherent` binding read
+/// through plain loads, or, where the adapter cannot declare one, atomics.
+pub const SPLIT_RECORDS_COHERENT: &str = include_str!("../../shaders/lib/split_records_coherent.wgsl");
+pub const SPLIT_RECORDS_ATOMIC: &str = include_str!("../../shaders/lib/split_records_atomic.wgsl");
+
 /// A barrier over every workgroup of a dispatch (`grid_sync`).
 pub const GRID_SYNC: &str = include_str!("../../shaders/lib/grid_sync.wgsl");
 
@@ -162,19 +167,23 @@ const fn is_attention_split(file: &str) -> bool {
     matches!(file.as_bytes(), b"attention_decode.wgsl" | b"decode_layer.wgsl")
 }
 
-/// How the adapter reduces, which picks the preludes a kernel is compiled with.
+/// What the adapter offers that picks the preludes a kernel is compiled with.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Reductions {
+pub struct Preludes {
     /// Subgroups exactly 32 wide (`GpuCaps::subgroups32`): `group_sum` is `subgroupAdd`.
     pub subgroups32: bool,
     /// `subgroupAdd` adds neighbouring lanes first (`subgroup_order::probe`): the partial-sum
     /// consumers re-add the plain matvec's lane values in that order (`SUBGROUP_ADD_NEIGHBOURS`).
     pub neighbours_first: bool,
+    /// Storage buffers may be declared `@coherent` (`GpuCaps::coherent_buffers`): values one
+    /// workgroup publishes to another inside a dispatch are read through plain loads
+    /// (`SPLIT_RECORDS_COHERENT`) instead of atomics (`SPLIT_RECORDS_ATOMIC`).
+    pub coherent: bool,
 }
 
 /// `group_sum` for these reductions, with `SUBGROUP_ADD_NEIGHBOURS` (the order the INT4 matvec
 /// core's partial-sum consumers re-add lane values in).
-pub fn group_sum_prelude(r: Reductions) -> String {
+pub fn group_sum_prelude(r: Preludes) -> String {
     let prelude = if r.subgroups32 { GROUP_SUM_SUBGROUP } else { GROUP_SUM_SHARED };
     format!("const SUBGROUP_ADD_NEIGHBOURS: bool = {};\n{prelude}", r.subgroups32 && r.neighbours_first)
 }
@@ -182,7 +191,7 @@ pub fn group_sum_prelude(r: Reductions) -> String {
 impl KernelSource {
     /// The WGSL module to compile: the kernel's file behind the library code it uses
     /// (`group_sum` for this adapter, the shared INT4 matvec body).
-    pub fn wgsl(&self, r: Reductions) -> String {
+    pub fn wgsl(&self, r: Preludes) -> String {
         let subgroups32 = r.subgroups32;
         if uses_erf(self.source) {
             return format!("{ERF}\n{}", self.source);
@@ -207,12 +216,18 @@ impl KernelSource {
             libs.push(ATTENTION_DECODE_CORE.to_string());
         }
         if self.attention_split {
+            libs.push((if r.coherent { SPLIT_RECORDS_COHERENT } else { SPLIT_RECORDS_ATOMIC }).to_string());
             libs.push(ATTENTION_SPLIT.to_string());
         }
         if self.grid_sync {
             libs.push(GRID_SYNC.to_string());
         }
-        libs.push(self.source.to_string());
+        if r.coherent {
+            libs.push(self.source.to_string());
+        } else {
+            // The atomic records need no decoration, and validation refuses it without the feature.
+            libs.push(self.source.replace("@coherent ", ""));
+        }
         libs.join("\n")
     }
 }

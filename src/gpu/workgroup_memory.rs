@@ -5,12 +5,12 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use super::kernels::Reductions;
+use super::kernels::Preludes;
 use super::{Gpu, GpuError, KernelId};
 
 /// Bytes of the workgroup variables `kernel`'s entry point uses (any function it calls counts,
 /// whatever its pipeline flags: the count is an upper bound, as the driver's check is).
-pub fn workgroup_bytes(kernel: KernelId, r: Reductions) -> Result<u32, String> {
+pub fn workgroup_bytes(kernel: KernelId, r: Preludes) -> Result<u32, String> {
     let src = kernel.source();
     let wgsl = src.wgsl(r);
     let module = naga::front::wgsl::parse_str(&wgsl).map_err(|e| e.emit_to_string(&wgsl))?;
