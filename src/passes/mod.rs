@@ -65,10 +65,10 @@ pub struct FusionConfig {
     /// partial-row passes), where the adapter may run it: gpu/grid_probe.rs must pass
     /// (`PassLimits::grid_barrier`), and the session checks that the kernel's own largest grid is
     /// resident at once (graph/residency.rs), planning without it otherwise. Opt-in: on the H200
-    /// SmolLM2's generate loop runs 1140-1160 tok/s with it against 1109-1112 without
-    /// (BENCHMARKS.md, session 18), and it rests on cross-workgroup visibility that neither Vulkan
-    /// nor WGSL promises (plain loads of values other workgroups published read stale L1 lines on
-    /// the H200 in some buffer placements; the kernel now reads them through atomics).
+    /// SmolLM2's generate loop runs a median of 1250-1264 tok/s with it against 1107-1122 without,
+    /// but bimodal run to run (1104-1150 or 1250-1273; BENCHMARKS.md, session 19), and a grid that
+    /// stops being resident mid-run (another process on the GPU) would wait out its polls and give
+    /// wrong numbers. It reads what other workgroups publish from @coherent bindings.
     pub decode_layer: bool,
     /// Assume the adapter runs grid barriers without probing it (plan-level tests, which never run
     /// the plan; see `PassLimits::grid_barrier`).
