@@ -7,14 +7,14 @@
 
 mod common;
 
-use common::one_token::attn_shape;
+use common::one_token::{attn_shape, f32t_on as f32t};
 use common::{assert_close, gpu, randn, rng, rope_table};
 use std::sync::Arc;
 
 use gerbil::gpu::{Gpu, GpuOptions, KernelId};
 use gerbil::graph::dispatch::Dim;
 use gerbil::graph::ir::AttentionDecode;
-use gerbil::graph::{DeviceTensor, Graph, Op, Plan, PlanOptions, Rows, TensorId};
+use gerbil::graph::{Graph, Op, Plan, PlanOptions, Rows, TensorId};
 use gerbil::reference;
 
 /// One attention op's inputs and its expected output at the step's position.
@@ -27,11 +27,6 @@ struct Layer {
 /// (heads, kv heads, head_dim, q/k norm): SmolLM2's attention; q/k norms with head_dim 32; head_dim
 /// 128 (no key rows prefetched, eight column groups in the combine).
 const SHAPES: [(usize, usize, usize, bool); 3] = [(9, 3, 64, false), (4, 2, 32, true), (2, 1, 128, false)];
-
-/// A bound f32 tensor on `gpu` (one_token::f32t binds on the shared adapter).
-fn f32t(gpu: &Arc<Gpu>, g: &mut Graph, label: &str, data: &[f32], cols: usize) -> TensorId {
-    g.bound(label, DeviceTensor::f32(gpu, label, data, cols).unwrap())
-}
 
 fn layer(gpu: &Arc<Gpu>, r: &mut rand::rngs::StdRng, g: &mut Graph, i: usize, pos: usize, max_seq: usize) -> Layer {
     let (nh, nkv, hd, qk_norm) = SHAPES[i];

@@ -86,7 +86,7 @@ impl GpuCaps {
     }
 
     /// The preludes the kernels are compiled with.
-    pub fn reductions(&self) -> Preludes {
+    pub fn preludes(&self) -> Preludes {
         Preludes {
             subgroups32: self.subgroups32(),
             neighbours_first: self.subgroup_add_order == Some(SubgroupAddOrder::NeighboursFirst),

@@ -16,8 +16,8 @@ use super::Gpu;
 pub const PROBE_WORKGROUPS: u32 = 128;
 const PHASES: u32 = 4;
 
-/// Each phase writes and reads its own region, so no cache line read in one phase is read again
-/// after a later barrier (grid_sync.wgsl's rule). `pad` holds the workgroup memory of
+/// Each phase writes and reads its own region of `s`, a @coherent binding as decode_layer's
+/// published values are (grid_sync.wgsl). `pad` holds the workgroup memory of
 /// decode_layer.wgsl's arrays, so residency is tested at that footprint.
 const PROBE_WGSL: &str = "
 struct Probe { word: array<atomic<u32>, 4>, data: array<u32> }

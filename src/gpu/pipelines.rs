@@ -44,7 +44,7 @@ impl Gpu {
                 .or_insert_with(|| {
                     let desc = wgpu::ShaderModuleDescriptor {
                         label: Some(src.file),
-                        source: wgpu::ShaderSource::Wgsl(src.wgsl(self.caps.reductions()).into()),
+                        source: wgpu::ShaderSource::Wgsl(src.wgsl(self.caps.preludes()).into()),
                     };
                     // SAFETY: see shader_checks: only loop bounding is dropped, and every loop of
                     // these kernels runs to a bound the plan computes.

@@ -40,7 +40,7 @@ impl Gpu {
         let needed = match cache.get(&kernel) {
             Some(n) => *n,
             None => {
-                let n = workgroup_bytes(kernel, self.caps.reductions()).map_err(GpuError::Validation)?;
+                let n = workgroup_bytes(kernel, self.caps.preludes()).map_err(GpuError::Validation)?;
                 *cache.entry(kernel).or_insert(n)
             }
         };

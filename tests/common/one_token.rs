@@ -1,6 +1,9 @@
 //! Building and running one-token decode graphs by hand (the partial-sum kernel tests): bound
 //! tensors, an INT4 matrix shared by two graphs (fused and unfused), a plan run at a position.
 
+use std::sync::Arc;
+
+use gerbil::gpu::Gpu;
 use gerbil::graph::ir::{AttnShape, RopeAttrs};
 use gerbil::graph::{DeviceTensor, Graph, Plan, PlanOptions, TensorId};
 use gerbil::weights::int4::Int4Matrix;
@@ -10,7 +13,12 @@ use super::{gpu, randn};
 
 /// `data` bound as an f32 tensor of rows `cols` wide.
 pub fn f32t(g: &mut Graph, label: &str, data: &[f32], cols: usize) -> TensorId {
-    g.bound(label, DeviceTensor::f32(&gpu(), label, data, cols).unwrap())
+    f32t_on(&gpu(), g, label, data, cols)
+}
+
+/// `f32t` on another device than the shared adapter.
+pub fn f32t_on(gpu: &Arc<Gpu>, g: &mut Graph, label: &str, data: &[f32], cols: usize) -> TensorId {
+    g.bound(label, DeviceTensor::f32(gpu, label, data, cols).unwrap())
 }
 
 /// The same quantized random matrix bound into two graphs; its dequantized values.
