@@ -164,8 +164,11 @@ fn store_o_part(i: u32, v: vec4<f32>) { rec_store(o_base() + i, v); }
 // use the first n_heads). Every value one phase leaves for another (the stash, hsum) is read after
 // the barrier that publishes it, through @coherent bindings.
 const BARRIER_WORD: u32 = MAX_TICKETS - 1u;
+const FAILED_WORD: u32 = MAX_TICKETS - 2u;
 fn barrier_add(v: u32) -> u32 { return atomicAdd(&scratch.tickets[BARRIER_WORD], v); }
 fn barrier_load() -> u32 { return atomicLoad(&scratch.tickets[BARRIER_WORD]); }
+fn failed_load() -> u32 { return atomicLoad(&scratch.tickets[FAILED_WORD]); }
+fn failed_set() { atomicStore(&scratch.tickets[FAILED_WORD], 1u); }
 
 // word_dot of x' word v and a chunk (the core's row_dot on the normed x).
 fn xs_dot(v: u32, c: Chunk) -> vec4<f32> {

@@ -6,7 +6,9 @@
 //! (Mesa 22.3's lavapipe, so CI), the pass must refuse, and the plan runs without it. On both, the
 //! residency check through the kernel's own pipeline (graph/residency.rs) must fail a grid no GPU
 //! holds at once, and, where the probe passes, pass the plan's own grid and leave the session
-//! decoding as the unfused plan does. One test in its own binary: a grid barrier on a CPU adapter shares the cores with whatever else runs.
+//! decoding as the unfused plan does. A barrier that gives up a wait (marked from the CPU here) makes
+//! the session plan again without grid barriers and recompute the lost steps, on every adapter.
+//! One test in its own binary: a grid barrier on a CPU adapter shares the cores with whatever else runs.
 
 mod common;
 
@@ -93,10 +95,58 @@ fn check_residency(works: bool) {
     assert!(d <= TOLERANCE, "logits after the residency checks differ by {d}");
 }
 
+/// A grid barrier that waits out its polls (the grid stopped being resident together) sets the plan's
+/// failure word (grid_sync.wgsl), and every later barrier passes at once. The word is set from the
+/// CPU here: where grid barriers work, after 12 tokens, so that good batches come first and the
+/// failure lands mid-generation; elsewhere (lavapipe, whose barriers do not synchronise) before the
+/// first decode batch. `generate` must plan again without grid barriers and deliver exactly the
+/// unfused plan's tokens; a `decode_step` caller gets the error instead, and the fallback after it.
+fn check_failure_fallback(works: bool) {
+    let prompt = [1, 2, 3, 4, 5, 6, 7];
+    let unfused = load(&fixture_dir("qwen3"), 96, FusionConfig::none());
+    let want = Session::new(&unfused, SessionOptions::default()).unwrap().generate(&prompt, 40, |_| true).unwrap();
+    let forced = FusionConfig { decode_layer: true, grid_barrier_anywhere: true, ..FusionConfig::default() };
+    let model = load(&fixture_dir("qwen3"), 96, forced);
+    let gpu = gpu();
+    for at in if works { vec![12, 0] } else { vec![0] } {
+        let mut s = Session::new(&model, SessionOptions::default()).unwrap();
+        let (buf, offset) = s.decode_plan().barrier_failure_word().map(|(b, o)| (b.clone(), o)).expect("grid barriers");
+        let mark = || gpu.queue.write_buffer(&buf, offset, &1u32.to_le_bytes());
+        if at == 0 {
+            mark();
+        }
+        let mut seen = 0;
+        let got = s
+            .generate(&prompt, 40, |_| {
+                seen += 1;
+                if seen == at {
+                    mark();
+                }
+                true
+            })
+            .unwrap();
+        assert!(s.replanned_without_grid_barriers, "marked at token {at}: planned again");
+        assert!(s.decode_plan().barrier_failure_word().is_none());
+        assert!(s.decode_plan().dispatch_specs().all(|d| d.kernel != KernelId::DecodeLayer));
+        assert_eq!(got, want, "marked at token {at}: the tokens of the unfused plan");
+    }
+    let mut s = Session::new(&model, SessionOptions::default()).unwrap();
+    let (buf, offset) = s.decode_plan().barrier_failure_word().map(|(b, o)| (b.clone(), o)).unwrap();
+    gpu.queue.write_buffer(&buf, offset, &1u32.to_le_bytes());
+    s.prefill(&prompt).unwrap();
+    s.next_token().unwrap();
+    s.decode_step().unwrap();
+    let err = s.next_token().unwrap_err();
+    assert!(matches!(err, gerbil::models::ModelError::GridBarrierTimeout), "{err}");
+    s.reset();
+    assert_eq!(s.generate(&prompt, 40, |_| true).unwrap(), want, "after the error, on the fallback plan");
+}
+
 #[test]
 fn decode_layer_runs_where_the_probe_passes() {
     let works = gpu().grid_barriers_work();
     eprintln!("grid barrier probe on {}: {works}", gpu().caps.adapter_name);
+    check_failure_fallback(works);
     check_residency(works);
     if !works {
         let m = load(&fixture_dir("qwen3"), 96, FusionConfig { decode_layer: true, ..FusionConfig::default() });

@@ -2,6 +2,8 @@
 // whether an adapter may run it: gpu/grid_probe.rs). The includer defines the hooks
 //   barrier_add(v) -> u32   atomicAdd of v on the barrier word (zero when the buffer is made)
 //   barrier_load() -> u32   atomicLoad of it
+//   failed_load() -> u32    atomicLoad of the failure word (zero when the buffer is made)
+//   failed_set()            atomicStore of 1 on it
 // The word holds the arrivals in bits 0-15 and a generation above. The last to arrive resets the
 // count and moves the generation on in one atomic add; the others wait for the generation to change.
 // storageBarrier on each side: device-scope release of this workgroup's writes, then acquire (naga
@@ -17,6 +19,12 @@
 const SPIN_LIMIT: u32 = 67108864u;
 
 // Every invocation of every workgroup calls it (barriers); `groups` is the grid's size.
+// A workgroup that waits out its polls (the grid stopped being resident together: say another
+// process took SMs) sets the failure word. Waiters poll it with the barrier word and leave once it
+// is set, so every later barrier passes at once: the submission finishes quickly, with wrong
+// numbers, and the session, which reads the word with each batch's tokens, plans again without
+// grid barriers and recomputes those steps (engine/session.rs). The word is apart from the barrier
+// word, whose arrivals and generation go on counting whatever happens.
 fn grid_sync(t: u32, groups: u32) {
     storageBarrier();
     if (t == 0u) {
@@ -24,9 +32,17 @@ fn grid_sync(t: u32, groups: u32) {
         if ((old & 0xffffu) == groups - 1u) {
             barrier_add(0x10000u - groups);
         } else {
+            var waited_out = true;
             for (var i = 0u; i < SPIN_LIMIT; i++) {
-                if ((barrier_load() >> 16u) != (old >> 16u)) { break; }
+                // Both loads requested before either is tested: one round trip a poll.
+                let word = barrier_load();
+                let failed = failed_load();
+                if ((word >> 16u) != (old >> 16u) || failed != 0u) {
+                    waited_out = false;
+                    break;
+                }
             }
+            if (waited_out) { failed_set(); }
         }
     }
     storageBarrier();

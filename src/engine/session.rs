@@ -48,6 +48,24 @@ pub struct Session {
     staging: Vec<wgpu::Buffer>,
     /// What the fusion passes did to the decode graph.
     pub pass_reports: Vec<passes::PassReport>,
+    /// Where the decode plan has grid barriers: the same graph planned without them, which takes
+    /// over if a barrier ever waits out its polls (`Session::generate`).
+    fallback: Option<DecodePlan>,
+    /// Whether that happened: decoding has run on the fallback plan since.
+    pub replanned_without_grid_barriers: bool,
+}
+
+/// A one-token decode plan, its logits and what the fusion passes did.
+type DecodePlan = (Plan, TensorId, Vec<passes::PassReport>);
+
+/// A submission `Session::generate` reads back: `n` tokens in staging slot `slot`, from the steps
+/// at positions `pos ..`, followed by the decode plan's barrier failure word where `barrier_word`.
+struct Batch {
+    sub: wgpu::SubmissionIndex,
+    slot: usize,
+    n: usize,
+    pos: usize,
+    barrier_word: bool,
 }
 
 fn tensor_buf(t: &DeviceTensor) -> &wgpu::Buffer {
@@ -57,11 +75,11 @@ fn tensor_buf(t: &DeviceTensor) -> &wgpu::Buffer {
     }
 }
 
-/// The one-token decode plan, its logits and what the fusion passes did. Grid barriers (the
-/// decode_layer pass) are planned where the adapter passed gpu/grid_probe.rs; if the plan's own
-/// grid-barrier pipelines then fail their residency check (graph/residency.rs), it is planned
-/// again without them.
-fn decode_plan(model: &TextModel, io: &GraphIo) -> Result<(Plan, TensorId, Vec<passes::PassReport>), ModelError> {
+/// The one-token decode plan, its logits and what the fusion passes did, and where it has grid
+/// barriers the plan without them (the fallback). Grid barriers (the decode_layer pass) are planned
+/// where the adapter passed gpu/grid_probe.rs; if the plan's own grid-barrier pipelines then fail
+/// their residency check (graph/residency.rs), it is planned again without them.
+fn decode_plan(model: &TextModel, io: &GraphIo) -> Result<(DecodePlan, Option<DecodePlan>), ModelError> {
     let gpu = &model.gpu;
     let fusion = &model.opts.fusion;
     let plan = |grid_barrier: bool| -> Result<_, ModelError> {
@@ -81,11 +99,14 @@ fn decode_plan(model: &TextModel, io: &GraphIo) -> Result<(Plan, TensorId, Vec<p
     };
     let barriers = fusion.grid_barrier_on(gpu);
     let first = plan(barriers)?;
-    if !barriers || fusion.grid_barrier_anywhere || first.0.grid_barriers_resident() {
-        return Ok(first);
+    if first.0.barrier_failure_word().is_none() {
+        return Ok((first, None));
+    }
+    if fusion.grid_barrier_anywhere || first.0.grid_barriers_resident() {
+        return Ok((first, Some(plan(false)?)));
     }
     tracing::warn!("grid-barrier kernels do not fit on this adapter at once: planning decode without them");
-    plan(false)
+    Ok((plan(false)?, None))
 }
 
 impl Session {
@@ -102,8 +123,10 @@ impl Session {
             (b.graph, b.logits)
         });
         let prefill = Plan::new(gpu, pre.graph, PlanOptions { max_tokens: chunk, ..Default::default() })?;
-        let (decode, dec_logits, pass_reports) = decode_plan(model, &io)?;
-        let staging = (0..3).map(|_| gpu.readback_buffer("token readback", 4 * STEPS_PER_SUBMISSION as u64)).collect();
+        let ((decode, dec_logits, pass_reports), fallback) = decode_plan(model, &io)?;
+        // A batch's tokens, then the decode plan's barrier failure word.
+        let staging =
+            (0..3).map(|_| gpu.readback_buffer("token readback", 4 * (STEPS_PER_SUBMISSION as u64 + 1))).collect();
         Ok(Session {
             prefill,
             decode,
@@ -121,7 +144,32 @@ impl Session {
             all_prefill: None,
             staging,
             pass_reports,
+            fallback,
+            replanned_without_grid_barriers: false,
         })
+    }
+
+    /// Decodes with the plan without grid barriers from now on (a barrier of the other waited out
+    /// its polls, so the steps since computed wrong numbers). The new plan's step buffer is written
+    /// by its first step. False where there is no such plan (it has taken over already).
+    fn replan_without_grid_barriers(&mut self) -> bool {
+        let Some((plan, logits, reports)) = self.fallback.take() else { return false };
+        tracing::error!(
+            "a grid barrier waited out its polls (the grid was not resident at once): decoding without grid barriers from now on"
+        );
+        self.decode = plan;
+        self.decode_logits = logits;
+        self.pass_reports = reports;
+        self.replanned_without_grid_barriers = true;
+        true
+    }
+
+    /// Whether the decode plan's grid barriers have given up a wait (blocking readback). False
+    /// without grid barriers.
+    fn grid_barrier_failed(&self) -> Result<bool, ModelError> {
+        let Some((buf, offset)) = self.decode.barrier_failure_word() else { return Ok(false) };
+        let words = self.prefill.gpu().read_u32(buf, offset as usize / 4 + 1)?;
+        Ok(words[offset as usize / 4] != 0)
     }
 
     /// Forgets the sequence so the session (and its KV cache) can serve a new
@@ -253,8 +301,14 @@ impl Session {
         Ok(())
     }
 
-    /// The token sampled by the last step (blocking readback).
-    pub fn next_token(&self) -> Result<u32, ModelError> {
+    /// The token sampled by the last step (blocking readback). Where the decode plan has grid
+    /// barriers and one gave up a wait, the steps since the last read are lost: an error, and the
+    /// session decodes without grid barriers from then on (`generate` recomputes instead).
+    pub fn next_token(&mut self) -> Result<u32, ModelError> {
+        if !self.last_was_prefill && self.grid_barrier_failed()? {
+            self.replan_without_grid_barriers();
+            return Err(ModelError::GridBarrierTimeout);
+        }
         Ok(self.prefill.gpu().read_u32(tensor_buf(&self.io.next_token), 1)?[0])
     }
 
@@ -290,20 +344,44 @@ impl Session {
         self.ensure_room(prompt.len() + max_new - 1)?;
         let gpu = self.prefill_gpu();
         self.prefill(prompt)?;
-        // (submission, staging slot, tokens): the prompt's token first.
-        let mut pending = std::collections::VecDeque::from([(self.copy_token_after_last_step(0), 0, 1)]);
+        // The prompt's token first; then the decode batches.
+        let mut pending = std::collections::VecDeque::from([Batch {
+            sub: self.copy_token_after_last_step(0),
+            slot: 0,
+            n: 1,
+            pos: self.pos,
+            barrier_word: false,
+        }]);
         let (mut submitted, mut batches) = (1, 1);
-        while let Some((sub, slot, n)) = pending.pop_front() {
+        while let Some(b) = pending.pop_front() {
             if submitted < max_new {
                 let n = (max_new - submitted).min(self.steps_per_submission());
-                let slot = batches % self.staging.len();
-                pending.push_back((self.decode_batch(n, slot)?, slot, n));
+                pending.push_back(self.decode_batch(n, batches % self.staging.len())?);
                 submitted += n;
                 batches += 1;
             }
             // Waits for this batch only: the next keeps the GPU busy while its tokens are handled.
-            let bytes = gpu.map_read_after(&self.staging[slot], 4 * n as u64, sub)?;
-            for tok in bytes.chunks_exact(4).map(|b| u32::from_le_bytes(b.try_into().unwrap())) {
+            let words = b.n + b.barrier_word as usize;
+            let bytes = gpu.map_read_after(&self.staging[b.slot], 4 * words as u64, b.sub)?;
+            let got: Vec<u32> = bytes.chunks_exact(4).map(|w| u32::from_le_bytes(w.try_into().unwrap())).collect();
+            if b.barrier_word && got[b.n] != 0 {
+                // A grid barrier gave up a wait in this batch: its steps, and those of the batch
+                // behind it, are wrong. Recompute them without grid barriers from the token that
+                // started this batch (the cache rows they wrote are written again).
+                if !self.replan_without_grid_barriers() {
+                    return Err(ModelError::GridBarrierTimeout);
+                }
+                pending.clear();
+                self.pos = b.pos;
+                self.set_next_token(*out.last().expect("the prompt's token comes first"));
+                submitted = out.len();
+                let n = (max_new - submitted).min(self.steps_per_submission());
+                pending.push_back(self.decode_batch(n, batches % self.staging.len())?);
+                submitted += n;
+                batches += 1;
+                continue;
+            }
+            for &tok in &got[..b.n] {
                 out.push(tok);
                 if !on_token(tok) {
                     return Ok(out);
@@ -323,8 +401,10 @@ impl Session {
         }
     }
 
-    /// Submits `n` decode steps in one pass, their tokens copied to readback slot `slot`.
-    fn decode_batch(&mut self, n: usize, slot: usize) -> Result<wgpu::SubmissionIndex, ModelError> {
+    /// Submits `n` decode steps in one pass, their tokens copied to readback slot `slot` (and after
+    /// them the plan's barrier failure word, where it has one).
+    fn decode_batch(&mut self, n: usize, slot: usize) -> Result<Batch, ModelError> {
+        let pos = self.pos;
         self.ensure_room(n)?;
         let gpu = self.prefill_gpu();
         let mut enc = gpu.device.create_command_encoder(&Default::default());
@@ -351,11 +431,15 @@ impl Session {
                 enc.copy_buffer_to_buffer(self.decode.token_log(), 0, dst, 4 * head as u64, 4 * (n - head) as u64);
             }
         }
+        let failure = self.decode.barrier_failure_word();
+        if let Some((buf, offset)) = failure {
+            enc.copy_buffer_to_buffer(buf, offset, dst, 4 * n as u64, 4);
+        }
         self.pos += n;
         self.last_rows = 1;
         self.last_was_prefill = false;
         self.last_all = false;
-        Ok(gpu.queue.submit([enc.finish()]))
+        Ok(Batch { sub: gpu.queue.submit([enc.finish()]), slot, n, pos, barrier_word: failure.is_some() })
     }
 
     /// A copy of the sampled id into readback slot `slot` (after a prefill,

@@ -25,6 +25,8 @@ struct Probe { word: array<atomic<u32>, 4>, data: array<u32> }
 @group(0) @binding(1) var<storage, read_write> bad: array<atomic<u32>>;
 fn barrier_add(v: u32) -> u32 { return atomicAdd(&s.word[0], v); }
 fn barrier_load() -> u32 { return atomicLoad(&s.word[0]); }
+fn failed_load() -> u32 { return atomicLoad(&s.word[1]); }
+fn failed_set() { atomicStore(&s.word[1], 1u); }
 var<workgroup> pad: array<vec4<f32>, 1792>;
 @compute @workgroup_size(256)
 fn probe(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
@@ -60,9 +62,10 @@ pub fn run(gpu: &Gpu) -> bool {
         pass.dispatch_workgroups(groups, 1, 1);
     }
     gpu.queue.submit([enc.finish()]);
-    let (Ok(word), Ok(errors)) = (gpu.read_u32(&state, 1), gpu.read_u32(&bad, 2)) else { return false };
-    let passed = word[0] == PHASES << 16 && errors == [0, 0];
-    tracing::info!(passed, word = word[0], stale_reads = errors[0], "grid barrier probe");
+    let (Ok(word), Ok(errors)) = (gpu.read_u32(&state, 2), gpu.read_u32(&bad, 2)) else { return false };
+    // word[1]: a workgroup waited out its polls (grid_sync.wgsl's failure word).
+    let passed = word == [PHASES << 16, 0] && errors == [0, 0];
+    tracing::info!(passed, word = word[0], timed_out = word[1], stale_reads = errors[0], "grid barrier probe");
     passed
 }
 

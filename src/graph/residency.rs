@@ -13,8 +13,18 @@ use crate::gpu::params::{attn_decode, Step};
 
 /// The barrier word in the split scratch (decode_layer.wgsl's BARRIER_WORD).
 const BARRIER_WORD: u64 = attn_decode::MAX_TICKETS as u64 - 1;
+/// The failure word next to it (FAILED_WORD): non-zero once a barrier waited out its polls.
+const FAILED_WORD: u64 = attn_decode::MAX_TICKETS as u64 - 2;
 
 impl Plan {
+    /// Where the plan's grid barriers mark a wait they gave up on (grid_sync.wgsl): a u32 at this
+    /// byte offset of this buffer, zero until then and non-zero for good after; None without grid
+    /// barriers. Steps run after it was set computed wrong numbers.
+    pub fn barrier_failure_word(&self) -> Option<(&wgpu::Buffer, u64)> {
+        let any = self.dispatches.iter().any(|d| d.spec.kernel.source().grid_sync);
+        any.then_some((&self.scratch, 4 * FAILED_WORD))
+    }
+
     /// Runs the residency check on every distinct grid-barrier pipeline of the plan at its largest
     /// grid (blocking). True where the plan has none. Leaves the step and the barrier word as they were.
     pub fn grid_barriers_resident(&self) -> bool {
