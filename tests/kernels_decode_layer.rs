@@ -130,16 +130,21 @@ fn check_failure_fallback(works: bool) {
         assert!(s.decode_plan().dispatch_specs().all(|d| d.kernel != KernelId::DecodeLayer));
         assert_eq!(got, want, "marked at token {at}: the tokens of the unfused plan");
     }
-    let mut s = Session::new(&model, SessionOptions::default()).unwrap();
-    let (buf, offset) = s.decode_plan().barrier_failure_word().map(|(b, o)| (b.clone(), o)).unwrap();
-    gpu.queue.write_buffer(&buf, offset, &1u32.to_le_bytes());
-    s.prefill(&prompt).unwrap();
-    s.next_token().unwrap();
-    s.decode_step().unwrap();
-    let err = s.next_token().unwrap_err();
-    assert!(matches!(err, gerbil::models::ModelError::GridBarrierTimeout), "{err}");
-    s.reset();
-    assert_eq!(s.generate(&prompt, 40, |_| true).unwrap(), want, "after the error, on the fallback plan");
+    // A step-by-step caller reads the token or the logits (sampling): either read reports it.
+    for read in ["next_token", "logits"] {
+        let mut s = Session::new(&model, SessionOptions::default()).unwrap();
+        let (buf, offset) = s.decode_plan().barrier_failure_word().map(|(b, o)| (b.clone(), o)).unwrap();
+        gpu.queue.write_buffer(&buf, offset, &1u32.to_le_bytes());
+        s.prefill(&prompt).unwrap();
+        s.next_token().unwrap();
+        s.logits().unwrap();
+        s.decode_step().unwrap();
+        let err = if read == "logits" { s.logits().unwrap_err() } else { s.next_token().unwrap_err() };
+        assert!(matches!(err, gerbil::models::ModelError::GridBarrierTimeout), "{read}: {err}");
+        assert!(s.replanned_without_grid_barriers, "{read}");
+        s.reset();
+        assert_eq!(s.generate(&prompt, 40, |_| true).unwrap(), want, "{read}: after the error, on the fallback plan");
+    }
 }
 
 #[test]

@@ -48,9 +48,9 @@ pub struct Session {
     staging: Vec<wgpu::Buffer>,
     /// What the fusion passes did to the decode graph.
     pub pass_reports: Vec<passes::PassReport>,
-    /// Where the decode plan has grid barriers: the same graph planned without them, which takes
+    /// Where the decode plan has grid barriers: the same graph without them, planned and taking
     /// over if a barrier ever waits out its polls (`Session::generate`).
-    fallback: Option<DecodePlan>,
+    fallback: Option<DecodeGraph>,
     /// Whether that happened: decoding has run on the fallback plan since.
     pub replanned_without_grid_barriers: bool,
 }
@@ -76,13 +76,14 @@ fn tensor_buf(t: &DeviceTensor) -> &wgpu::Buffer {
 }
 
 /// The one-token decode plan, its logits and what the fusion passes did, and where it has grid
-/// barriers the plan without them (the fallback). Grid barriers (the decode_layer pass) are planned
-/// where the adapter passed gpu/grid_probe.rs; if the plan's own grid-barrier pipelines then fail
-/// their residency check (graph/residency.rs), it is planned again without them.
-fn decode_plan(model: &TextModel, io: &GraphIo) -> Result<(DecodePlan, Option<DecodePlan>), ModelError> {
+/// barriers the graph without them (the fallback, made into a plan only if a barrier ever gives up
+/// a wait). Grid barriers (the decode_layer pass) are planned where the adapter passed
+/// gpu/grid_probe.rs; if the plan's own grid-barrier pipelines then fail their residency check
+/// (graph/residency.rs), it is planned again without them.
+fn decode_plan(model: &TextModel, io: &GraphIo) -> Result<(DecodePlan, Option<DecodeGraph>), ModelError> {
     let gpu = &model.gpu;
     let fusion = &model.opts.fusion;
-    let plan = |grid_barrier: bool| -> Result<_, ModelError> {
+    let graph = |grid_barrier: bool| -> DecodeGraph {
         let mut dec = model.arch.build_graph(io, Mode::Decode);
         let limits = PassLimits {
             max_storage_buffers_per_stage: gpu.caps.max_storage_buffers_per_stage,
@@ -95,18 +96,32 @@ fn decode_plan(model: &TextModel, io: &GraphIo) -> Result<(DecodePlan, Option<De
             tracing::debug!(pass = r.pass, fused = r.fused, skipped = ?r.skipped, "fusion pass");
         }
         let options = PlanOptions { max_tokens: 1, max_storage_buffers: fusion.max_storage_buffers };
-        Ok((Plan::new(gpu, dec.graph, options)?, dec.logits, reports))
+        DecodeGraph { graph: dec.graph, logits: dec.logits, reports, options }
     };
     let barriers = fusion.grid_barrier_on(gpu);
-    let first = plan(barriers)?;
+    let first = graph(barriers).plan(gpu)?;
     if first.0.barrier_failure_word().is_none() {
         return Ok((first, None));
     }
     if fusion.grid_barrier_anywhere || first.0.grid_barriers_resident() {
-        return Ok((first, Some(plan(false)?)));
+        return Ok((first, Some(graph(false))));
     }
     tracing::warn!("grid-barrier kernels do not fit on this adapter at once: planning decode without them");
-    Ok((plan(false)?, None))
+    Ok((graph(false).plan(gpu)?, None))
+}
+
+/// A decode graph after the fusion passes, not yet a plan.
+struct DecodeGraph {
+    graph: crate::graph::Graph,
+    logits: TensorId,
+    reports: Vec<passes::PassReport>,
+    options: PlanOptions,
+}
+
+impl DecodeGraph {
+    fn plan(self, gpu: &Arc<crate::gpu::Gpu>) -> Result<DecodePlan, ModelError> {
+        Ok((Plan::new(gpu, self.graph, self.options)?, self.logits, self.reports))
+    }
 }
 
 impl Session {
@@ -151,12 +166,20 @@ impl Session {
 
     /// Decodes with the plan without grid barriers from now on (a barrier of the other waited out
     /// its polls, so the steps since computed wrong numbers). The new plan's step buffer is written
-    /// by its first step. False where there is no such plan (it has taken over already).
+    /// by its first step. False where there is no such graph (it has taken over already) or it
+    /// could not be planned.
     fn replan_without_grid_barriers(&mut self) -> bool {
-        let Some((plan, logits, reports)) = self.fallback.take() else { return false };
+        let Some(fallback) = self.fallback.take() else { return false };
         tracing::error!(
             "a grid barrier waited out its polls (the grid was not resident at once): decoding without grid barriers from now on"
         );
+        let (plan, logits, reports) = match fallback.plan(self.prefill.gpu()) {
+            Ok(p) => p,
+            Err(e) => {
+                tracing::error!("planning decode without grid barriers failed: {e}");
+                return false;
+            }
+        };
         self.decode = plan;
         self.decode_logits = logits;
         self.pass_reports = reports;
@@ -164,12 +187,18 @@ impl Session {
         true
     }
 
-    /// Whether the decode plan's grid barriers have given up a wait (blocking readback). False
-    /// without grid barriers.
-    fn grid_barrier_failed(&self) -> Result<bool, ModelError> {
-        let Some((buf, offset)) = self.decode.barrier_failure_word() else { return Ok(false) };
-        let words = self.prefill.gpu().read_u32(buf, offset as usize / 4 + 1)?;
-        Ok(words[offset as usize / 4] != 0)
+    /// Reads `bytes` bytes at `offset` of `buf` (blocking), with the decode plan's barrier failure
+    /// word in the same readback where the last step was a decode step of a plan with grid barriers.
+    /// Where a barrier gave up a wait, the steps since the last check are lost: the session plans
+    /// without grid barriers from then on and the caller gets `GridBarrierTimeout`.
+    fn read_checked(&mut self, buf: &wgpu::Buffer, offset: u64, bytes: u64) -> Result<Vec<u8>, ModelError> {
+        let word = if self.last_was_prefill { None } else { self.decode.barrier_failure_word() };
+        let (out, failed) = self.prefill.gpu().read_bytes_and_word(buf, offset, bytes, word)?;
+        if failed != 0 {
+            self.replan_without_grid_barriers();
+            return Err(ModelError::GridBarrierTimeout);
+        }
+        Ok(out)
     }
 
     /// Forgets the sequence so the session (and its KV cache) can serve a new
@@ -305,15 +334,14 @@ impl Session {
     /// barriers and one gave up a wait, the steps since the last read are lost: an error, and the
     /// session decodes without grid barriers from then on (`generate` recomputes instead).
     pub fn next_token(&mut self) -> Result<u32, ModelError> {
-        if !self.last_was_prefill && self.grid_barrier_failed()? {
-            self.replan_without_grid_barriers();
-            return Err(ModelError::GridBarrierTimeout);
-        }
-        Ok(self.prefill.gpu().read_u32(tensor_buf(&self.io.next_token), 1)?[0])
+        let buf = tensor_buf(&self.io.next_token).clone();
+        let bytes = self.read_checked(&buf, 0, 4)?;
+        Ok(u32::from_le_bytes(bytes[..4].try_into().unwrap()))
     }
 
-    /// Logits of the last step: [rows, vocab] (rows > 1 only after an all-logits prefill).
-    pub fn logits(&self) -> Result<Vec<f32>, ModelError> {
+    /// Logits of the last step: [rows, vocab] (rows > 1 only after an all-logits prefill). After a
+    /// decode step of a plan with grid barriers, `GridBarrierTimeout` as `next_token`.
+    pub fn logits(&mut self) -> Result<Vec<f32>, ModelError> {
         let (plan, t) = if self.last_was_prefill {
             match (&self.all_prefill, self.last_all) {
                 (Some((p, t)), true) => (p, *t),
@@ -322,7 +350,9 @@ impl Session {
         } else {
             (&self.decode, self.decode_logits)
         };
-        Ok(plan.read_f32(t, self.last_rows * self.vocab)?)
+        let buf = plan.buffer(t).clone();
+        let bytes = self.read_checked(&buf, 0, (self.last_rows * self.vocab * 4) as u64)?;
+        Ok(bytes.chunks_exact(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect())
     }
 
     /// Greedy generation after `prompt`: calls `on_token` for each new token
@@ -367,8 +397,10 @@ impl Session {
             if b.barrier_word && got[b.n] != 0 {
                 // A grid barrier gave up a wait in this batch: its steps, and those of the batch
                 // behind it, are wrong. Recompute them without grid barriers from the token that
-                // started this batch (the cache rows they wrote are written again).
-                if !self.replan_without_grid_barriers() {
+                // started this batch (the cache rows they wrote are written again). Recurrent
+                // state (conv windows, delta-rule matrices) cannot be rewound: an error there.
+                let rewindable = self.io.recurrent_buffers().next().is_none();
+                if !self.replan_without_grid_barriers() || !rewindable {
                     return Err(ModelError::GridBarrierTimeout);
                 }
                 pending.clear();

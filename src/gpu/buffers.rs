@@ -108,6 +108,29 @@ impl Gpu {
         self.map_read(&staging, bytes)
     }
 
+    /// `read_bytes_at`, with the u32 at byte `word.1` of `word.0` copied behind the bytes in the same
+    /// readback (0 without a word): one round trip for a result and a flag about it.
+    pub fn read_bytes_and_word(
+        &self,
+        buf: &wgpu::Buffer,
+        offset: u64,
+        bytes: u64,
+        word: Option<(&wgpu::Buffer, u64)>,
+    ) -> Result<(Vec<u8>, u32), GpuError> {
+        let bytes = bytes.next_multiple_of(4);
+        let staging = self.readback_buffer("readback", bytes + 4);
+        let mut enc = self.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(buf, offset, &staging, 0, bytes);
+        if let Some((w, at)) = word {
+            enc.copy_buffer_to_buffer(w, at, &staging, bytes, 4);
+        }
+        self.queue.submit([enc.finish()]);
+        let mut out = self.map_read(&staging, bytes + 4)?;
+        let tail = out.split_off(bytes as usize);
+        let flag = if word.is_some() { u32::from_le_bytes(tail[..4].try_into().unwrap()) } else { 0 };
+        Ok((out, flag))
+    }
+
     /// Maps an already-filled MAP_READ buffer and returns its first `bytes` bytes (waits for all submitted work).
     pub fn map_read(&self, staging: &wgpu::Buffer, bytes: u64) -> Result<Vec<u8>, GpuError> {
         self.map_read_once(staging, bytes, wgpu::PollType::wait_indefinitely())
