@@ -66,9 +66,11 @@ pub struct FusionConfig {
     /// (`PassLimits::grid_barrier`), and the session checks that the kernel's own largest grid is
     /// resident at once (graph/residency.rs), planning without it otherwise. Opt-in: on the H200
     /// SmolLM2's generate loop runs a median of 1250-1264 tok/s with it against 1107-1122 without,
-    /// but bimodal run to run (1104-1150 or 1250-1273; BENCHMARKS.md, session 19), and a grid that
-    /// stops being resident mid-run (another process on the GPU) would wait out its polls and give
-    /// wrong numbers. It reads what other workgroups publish from @coherent bindings.
+    /// but bimodal run to run (1104-1150 or 1250-1273; BENCHMARKS.md, session 19). A grid that
+    /// stops being resident mid-run (another process on the GPU) makes a barrier give up its wait
+    /// and mark the failure word; the session then plans without it and recomputes
+    /// (engine/session.rs; the watchdog's own cost on the H200 is not yet measured). It reads what
+    /// other workgroups publish from @coherent bindings.
     pub decode_layer: bool,
     /// Assume the adapter runs grid barriers without probing it (plan-level tests, which never run
     /// the plan; see `PassLimits::grid_barrier`).
