@@ -24,23 +24,27 @@ const SPIN_LIMIT: u32 = 67108864u;
 // is set, so every later barrier passes at once: the submission finishes quickly, with wrong
 // numbers, and the session, which reads the word with each batch's tokens, plans again without
 // grid barriers and recomputes those steps (engine/session.rs). The word is apart from the barrier
-// word, whose arrivals and generation go on counting whatever happens.
+// word, whose arrivals and generation go on counting whatever happens. The failure word is read
+// on arrival and then every FAILED_POLL_EVERY polls, not on every poll: the waiters' polls all hit
+// the barrier word's line, and the last arrival's add queues behind them.
+const FAILED_POLL_EVERY: u32 = 64u;
+
 fn grid_sync(t: u32, groups: u32) {
     storageBarrier();
     if (t == 0u) {
         let old = barrier_add(1u);
+        // Requested next to the arrival: no round trip of its own.
+        var failed = failed_load();
         if ((old & 0xffffu) == groups - 1u) {
             barrier_add(0x10000u - groups);
         } else {
             var waited_out = true;
-            for (var i = 0u; i < SPIN_LIMIT; i++) {
-                // Both loads requested before either is tested: one round trip a poll.
-                let word = barrier_load();
-                let failed = failed_load();
-                if ((word >> 16u) != (old >> 16u) || failed != 0u) {
+            for (var i = 1u; i <= SPIN_LIMIT; i++) {
+                if ((barrier_load() >> 16u) != (old >> 16u) || failed != 0u) {
                     waited_out = false;
                     break;
                 }
+                if (i % FAILED_POLL_EVERY == 0u) { failed = failed_load(); }
             }
             if (waited_out) { failed_set(); }
         }
