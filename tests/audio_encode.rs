@@ -214,6 +214,9 @@ fn opus_in_ogg_decodes_to_the_exact_duration_at_48k() {
         // The pre-skip is the encoder's lookahead, so the signal is aligned to the sample.
         assert!(lag <= 1, "opus@{rate}: the signal starts {lag} samples late");
         assert!(corr > 0.95, "opus@{rate}: correlation {corr}");
+        // The upload decoder (audio/decode_opus.rs) reads our own output as this reference does.
+        let up = gerbil::audio::decode(whole, Some("opus")).unwrap();
+        assert_eq!((up.sample_rate, &up.samples), (48_000, &y), "opus@{rate}: gerbil::audio::decode");
     }
 }
 

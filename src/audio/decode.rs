@@ -1,5 +1,6 @@
 //! Upload decoding with symphonia (pure Rust): WAV (PCM), FLAC, MP3,
-//! Ogg/Vorbis, and AAC in MP4/M4A. Channels are averaged to mono.
+//! Ogg/Vorbis, and AAC in MP4/M4A; Opus in Ogg or WebM through decode_opus.rs (libopus).
+//! Channels are averaged to mono.
 
 use std::io::Cursor;
 
@@ -14,7 +15,7 @@ use symphonia::core::probe::Hint;
 use super::AudioError;
 
 /// The formats the decoder reads, for error messages and docs.
-pub const SUPPORTED: &str = "wav, flac, mp3, ogg (vorbis), m4a/mp4 (aac)";
+pub const SUPPORTED: &str = "wav, flac, mp3, ogg (vorbis, opus), webm/mkv (opus), m4a/mp4 (aac)";
 
 /// Highest input sample rate accepted (anything above is not real audio).
 pub const MAX_SAMPLE_RATE: u32 = 384_000;
@@ -34,6 +35,46 @@ pub fn decode(bytes: Vec<u8>, ext: Option<&str>) -> Result<Pcm, AudioError> {
     if bytes.is_empty() {
         return Err(AudioError::Empty);
     }
+    // symphonia's WAV reader panics on a zero rate in the header (a time base of 1/0).
+    if let Some(rate) = wav_header_rate(&bytes).filter(|&r| r == 0) {
+        return Err(AudioError::SampleRate(rate));
+    }
+    let opus = super::decode_opus::sniff(&bytes);
+    // A net under the decoders for the headers they do not check: a bad upload is the client's
+    // error, not a server fault.
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match opus {
+        Some(container) => super::decode_opus::decode(bytes, container).and_then(checked),
+        None => decode_checked(bytes, ext),
+    }))
+    .unwrap_or_else(|panic| {
+        let why = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Err(AudioError::Corrupt(format!("the decoder gave up on this file: {why}")))
+    })
+}
+
+/// The sample rate in a RIFF/WAVE file's `fmt ` chunk, where the bytes are one.
+fn wav_header_rate(bytes: &[u8]) -> Option<u32> {
+    if bytes.len() < 12 || &bytes[0..4] != b"RIFF" || &bytes[8..12] != b"WAVE" {
+        return None;
+    }
+    let mut at = 12;
+    while at + 8 <= bytes.len() {
+        let size = u32::from_le_bytes(bytes[at + 4..at + 8].try_into().ok()?) as usize;
+        if &bytes[at..at + 4] == b"fmt " {
+            let rate = bytes.get(at + 12..at + 16)?;
+            return Some(u32::from_le_bytes(rate.try_into().ok()?));
+        }
+        // Chunks are padded to an even size.
+        at = at.checked_add(8)?.checked_add(size + (size & 1))?;
+    }
+    None
+}
+
+fn decode_checked(bytes: Vec<u8>, ext: Option<&str>) -> Result<Pcm, AudioError> {
     let mss = MediaSourceStream::new(Box::new(Cursor::new(bytes)), Default::default());
     let mut hint = Hint::new();
     if let Some(e) = ext {
@@ -91,11 +132,16 @@ pub fn decode(bytes: Vec<u8>, ext: Option<&str>) -> Result<Pcm, AudioError> {
     if good_packets == 0 && bad_packets > 0 {
         return Err(AudioError::Corrupt(format!("none of {bad_packets} audio packets decoded")));
     }
-    if samples.is_empty() {
+    checked(Pcm { samples, sample_rate: rate })
+}
+
+/// Decoded audio as the models may take it: some samples, all finite.
+fn checked(pcm: Pcm) -> Result<Pcm, AudioError> {
+    if pcm.samples.is_empty() {
         return Err(AudioError::Empty);
     }
-    if samples.iter().any(|s| !s.is_finite()) {
+    if pcm.samples.iter().any(|s| !s.is_finite()) {
         return Err(AudioError::Corrupt("non-finite samples".into()));
     }
-    Ok(Pcm { samples, sample_rate: rate })
+    Ok(pcm)
 }

@@ -3,6 +3,7 @@
 //! wire, chunk by chunk as sentences finish.
 
 pub mod decode;
+pub mod decode_opus;
 pub mod encode;
 pub mod mel;
 pub mod resample;
