@@ -99,6 +99,8 @@ fn every_invalid_chat_field_names_its_param() {
         (json!({"top_logprobs": 3}), "top_logprobs"),
         (json!({"logprobs": true, "top_logprobs": 21}), "top_logprobs"),
         (json!({"response_format": {"type": "json_object"}}), "response_format"),
+        (json!({"modalities": ["text", "audio"]}), "modalities"),
+        (json!({"audio": {"voice": "alloy", "format": "wav"}}), "audio"),
         (json!({"max_completion_tokens": 0}), "max_completion_tokens"),
         (json!({"max_tokens": 100000}), "max_tokens"),
         (json!({"temperature": 9}), "temperature"),
@@ -110,6 +112,9 @@ fn every_invalid_chat_field_names_its_param() {
         assert_error_shape(&v);
         assert!(v["error"]["param"].as_str().is_some_and(|p| p.starts_with(param)), "{patch} -> {v}");
     }
+    // Asking for text only is fine.
+    let (status, v) = shared().post("/v1/chat/completions", &merged(&base, &json!({"modalities": ["text"]})));
+    assert_eq!(status, 200, "{v}");
 }
 
 #[test]
@@ -129,6 +134,12 @@ fn unknown_model_route_method_and_bad_json() {
     let v: Value = r.json().unwrap();
     assert_error_shape(&v);
     assert!(v["error"]["param"].is_null());
+    // An extractor's own rejection (here a path segment that is not UTF-8) stays a 400.
+    let (status, body) = shared().get("/v1/models/%FF");
+    assert_eq!(status, 400, "{body}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_error_shape(&v);
+    assert_eq!(v["error"]["type"], "invalid_request_error");
 }
 
 #[test]
@@ -240,7 +251,8 @@ fn cors_is_off_by_default_and_on_when_configured() {
             .request(reqwest::Method::OPTIONS, s.url("/v1/completions"))
             .header("Origin", "http://app.example")
             .header("Access-Control-Request-Method", "POST")
-            .header("Access-Control-Request-Headers", "authorization,content-type")
+            // The OpenAI JS SDK sends its x-stainless-* headers from a browser.
+            .header("Access-Control-Request-Headers", "authorization,content-type,x-stainless-os")
             .send()
             .unwrap()
     };
@@ -252,6 +264,10 @@ fn cors_is_off_by_default_and_on_when_configured() {
     let r = preflight(&server);
     assert!(r.status().is_success(), "preflight must not need the API key: {}", r.status());
     assert_eq!(r.headers()["access-control-allow-origin"], "http://app.example");
+    let allowed = r.headers()["access-control-allow-headers"].to_str().unwrap().to_ascii_lowercase();
+    for h in ["authorization", "content-type", "x-stainless-os"] {
+        assert!(allowed.contains(h), "preflight allows {h}: {allowed}");
+    }
 }
 
 #[test]

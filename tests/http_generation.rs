@@ -148,7 +148,8 @@ fn logprobs_are_log_softmax_of_the_engine_logits() {
         assert!(top.len() <= 4 && top.contains_key(&r.token(chosen)), "{top:?}");
         for &id in &order[..3] {
             if let Some(v) = top.get(&r.token(id as u32)) {
-                assert!((v.as_f64().unwrap() as f32 - row[id]).abs() < 1e-3 || r.token(id as u32) == "\u{FFFD}");
+                // Partial characters read as their own bytes, so no two alternatives share a key.
+                assert!((v.as_f64().unwrap() as f32 - row[id]).abs() < 1e-3, "{top:?}");
             }
         }
         let offset = lp["text_offset"][i].as_u64().unwrap() as usize;
@@ -171,7 +172,7 @@ fn logprobs_are_log_softmax_of_the_engine_logits() {
         let top = t["top_logprobs"].as_array().unwrap();
         assert_eq!(top.len(), 2);
         assert!(top[0]["logprob"].as_f64() >= top[1]["logprob"].as_f64());
-        assert_eq!(t["bytes"], json!(t["token"].as_str().unwrap().as_bytes()));
+        assert_eq!(t["bytes"], json!(token_bytes(t["token"].as_str().unwrap())));
     }
 }
 
@@ -219,6 +220,29 @@ fn special_tokens_render_in_logprobs() {
     assert_eq!(tokens.first(), Some(&"<|im_start|>"), "{tokens:?}");
     assert_eq!(tokens.last(), Some(&"<|im_end|>"), "{tokens:?}");
     assert_eq!(tokens.len(), ids.len());
+}
+
+/// A logprobs token's bytes: its UTF-8, or the escaped bytes of a partial character
+/// (`bytes:\xf0\x9f`).
+fn token_bytes(t: &str) -> Vec<u8> {
+    match t.strip_prefix("bytes:") {
+        Some(esc) => esc.split("\\x").skip(1).map(|h| u8::from_str_radix(h, 16).unwrap()).collect(),
+        None => t.as_bytes().to_vec(),
+    }
+}
+
+/// Tokens that hold part of a character (byte-level BPE splits 🦀 into bytes) show their own
+/// bytes, escaped, not U+FFFD: the prompt's tokens put back together give the prompt's bytes.
+#[test]
+fn logprob_tokens_keep_partial_characters() {
+    let prompt = "I love 🦀 and 日本語";
+    let v = complete(json!({"model": MODEL, "prompt": prompt, "max_tokens": 0, "echo": true, "logprobs": 0}));
+    let tokens: Vec<&str> =
+        v["choices"][0]["logprobs"]["tokens"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+    assert!(tokens.iter().any(|t| t.starts_with("bytes:")), "the fixture splits a character: {tokens:?}");
+    assert!(!tokens.iter().any(|t| t.contains('\u{fffd}')), "{tokens:?}");
+    let joined: Vec<u8> = tokens.iter().flat_map(|t| token_bytes(t)).collect();
+    assert_eq!(String::from_utf8_lossy(&joined), prompt, "{tokens:?}");
 }
 
 /// (text, char offset where each token's text starts) of a greedy run.

@@ -74,8 +74,13 @@ fn full_queue_answers_429_and_disconnects_free_slots() {
     s.wait_for("A to hold the slot", 10, |s| s.metric("gerbil_active_slots", &[("model", MODEL)]) == 1.0);
     let mut b = raw_post(s.addr, "/v1/completions", &long_stream());
     s.wait_for("B to queue", 30, |s| s.metric("gerbil_queue_depth", &[]) == 1.0);
-    let (status, v) = s.post("/v1/completions", &json!({"model": MODEL, "prompt": "hi", "max_tokens": 2}));
+    let r =
+        client().post(s.url("/v1/completions")).json(&json!({"model": MODEL, "prompt": "hi", "max_tokens": 2})).send();
+    let r = r.unwrap();
+    let (status, retry) = (r.status().as_u16(), r.headers().get("retry-after").cloned());
+    let v: serde_json::Value = r.json().unwrap();
     assert_eq!(status, 429, "{v}");
+    assert_eq!(retry.as_ref().and_then(|h| h.to_str().ok()), Some("1"), "429 says when to retry");
     assert_eq!(v["error"]["type"], "rate_limit_error");
     assert_eq!(v["error"]["code"], "queue_full");
     // A disconnects mid-stream: its slot goes to B within a step or two.

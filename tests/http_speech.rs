@@ -69,6 +69,46 @@ fn speech_endpoint() {
     assert!(metric(&server, "gerbil_speech_jobs_total{outcome=\"done\"") >= 4.0);
 }
 
+/// The request timeout covers the whole stream, as for text: SSE ends with a timeout error event
+/// (not `speech.audio.done`), and raw audio is cut off (the body ends in an error, not as if the
+/// audio were whole), long before the synthesis of every sentence would end.
+#[test]
+fn speech_stops_at_the_request_timeout() {
+    let mut cfg = speech_config();
+    cfg.limits.request_timeout_s = 2;
+    let server = start(cfg);
+    let input: Vec<String> = (0..40).map(|i| format!("This is sentence number {i} of a long text.")).collect();
+    let body = |sse: bool| {
+        let mut b =
+            serde_json::json!({"model": "piper", "voice": "joe", "input": input.join(" "), "response_format": "pcm"});
+        if sse {
+            b["stream_format"] = "sse".into();
+        }
+        b
+    };
+    let t0 = Instant::now();
+    let r = client().post(server.url("/v1/audio/speech")).json(&body(true)).send().unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    assert!(r.headers().contains_key("x-sample-rate"));
+    let text = r.text().unwrap();
+    let last = text.lines().filter_map(|l| l.strip_prefix("data: ")).next_back().expect("an event");
+    let last: serde_json::Value = serde_json::from_str(last).unwrap();
+    assert_eq!(last["error"]["code"], "request_timeout", "the stream's last event: {last}");
+    assert!(!text.contains("speech.audio.done"));
+    assert!(t0.elapsed() < Duration::from_secs(60), "the stream ran {:?}", t0.elapsed());
+
+    let t0 = Instant::now();
+    let r = client().post(server.url("/v1/audio/speech")).json(&body(false)).send().unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    assert!(r.bytes().is_err(), "the cut-off body must not end cleanly");
+    assert!(t0.elapsed() < Duration::from_secs(60), "the stream ran {:?}", t0.elapsed());
+    let t0 = Instant::now();
+    while metric(&server, "gerbil_speech_jobs_total{outcome=\"cancelled\"") < 2.0 {
+        assert!(t0.elapsed() < Duration::from_secs(120), "the timed-out jobs were not cancelled");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 /// The Piper -> Whisper round trip (tests/http_tts/test_round_trip.py) with both real
 /// models loaded in one server.
 #[test]

@@ -90,12 +90,20 @@ impl ApiError {
 
     /// The error for a status produced outside our handlers (router fallback,
     /// tower-http layers), so those answers get the same body.
-    fn from_bare_status(status: StatusCode, path: &str) -> Self {
+    /// `text` is the plain body it came with (an extractor's rejection says what was wrong).
+    fn from_bare_status(status: StatusCode, path: &str, text: &str) -> Self {
         match status {
             StatusCode::NOT_FOUND => ApiError::NotFound(format!("no route for {path}")),
             StatusCode::METHOD_NOT_ALLOWED => ApiError::MethodNotAllowed,
             StatusCode::PAYLOAD_TOO_LARGE => ApiError::PayloadTooLarge,
             StatusCode::REQUEST_TIMEOUT => ApiError::Timeout,
+            // Any other client error (an extractor's rejection: a bad path segment, a wrong
+            // content type) stays a client error.
+            other if other.is_client_error() => {
+                let text = text.trim();
+                let message = if text.is_empty() { format!("HTTP {other}") } else { text.to_string() };
+                ApiError::InvalidRequest { message, param: None }
+            }
             other => ApiError::Internal(format!("HTTP {other}")),
         }
     }
@@ -125,7 +133,12 @@ impl IntoResponse for ApiError {
         if status.is_server_error() {
             tracing::error!("{self}");
         }
-        (status, axum::Json(self.body())).into_response()
+        let mut res = (status, axum::Json(self.body())).into_response();
+        if let ApiError::QueueFull(_) = self {
+            // Slots free up as sequences finish: a second is the scale of a short generation.
+            res.headers_mut().insert(header::RETRY_AFTER, axum::http::HeaderValue::from_static("1"));
+        }
+        res
     }
 }
 
@@ -144,15 +157,17 @@ pub async fn openai_error_shape(req: Request, next: Next) -> Response {
     if !(status.is_client_error() || status.is_server_error()) || is_json {
         return res;
     }
-    let err = ApiError::from_bare_status(status, &path);
+    let headers = res.headers().clone();
+    // Rejection texts are a line; a cap keeps a large non-JSON error body from being buffered.
+    let text = axum::body::to_bytes(res.into_body(), 4096).await.unwrap_or_default();
+    let err = ApiError::from_bare_status(status, &path, &String::from_utf8_lossy(&text));
     let mut out = (err.status(), axum::Json(err.body())).into_response();
     // Keep headers such as Allow or WWW-Authenticate; the body is ours now.
-    for (name, value) in res.headers() {
+    for (name, value) in &headers {
         if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
             out.headers_mut().insert(name.clone(), value.clone());
         }
     }
-    drop(res.into_body());
     out
 }
 

@@ -42,10 +42,13 @@ pub struct GenerationSpec {
 /// One token of output with its logprob details.
 #[derive(Debug, Clone)]
 pub struct TokenInfo {
+    /// The token's bytes as text (`TextTokenizer::token_bytes`: escaped where not whole UTF-8).
     pub text: String,
+    pub bytes: Vec<u8>,
     /// None for the first prompt token (nothing predicts it).
     pub logprob: Option<f32>,
-    pub top: Vec<(String, f32)>,
+    /// The alternatives: text, bytes, logprob.
+    pub top: Vec<(String, Vec<u8>, f32)>,
     /// Characters before this token in the choice's text (echo included).
     pub offset: usize,
 }
@@ -269,8 +272,13 @@ pub struct ChoiceResult {
 }
 
 fn token_info(tok: &TextTokenizer, id: u32, lp: &TokenLogprob, offset: usize) -> Result<TokenInfo, TokenizerError> {
-    let top = lp.top.iter().map(|&(t, l)| Ok((tok.token_text(t)?, l))).collect::<Result<_, TokenizerError>>()?;
-    Ok(TokenInfo { text: tok.token_text(id)?, logprob: Some(lp.logprob), top, offset })
+    let top = lp
+        .top
+        .iter()
+        .map(|&(t, l)| tok.token_bytes(t).map(|(text, bytes)| (text, bytes, l)))
+        .collect::<Result<_, TokenizerError>>()?;
+    let (text, bytes) = tok.token_bytes(id)?;
+    Ok(TokenInfo { text, bytes, logprob: Some(lp.logprob), top, offset })
 }
 
 /// Token infos of an echoed prompt; offsets follow the incremental decode.
@@ -285,7 +293,10 @@ fn prompt_token_infos(
     for (i, &id) in ids.iter().enumerate() {
         let info = match lps.get(i).and_then(Option::as_ref) {
             Some(lp) => token_info(tok, id, lp, chars)?,
-            None => TokenInfo { text: tok.token_text(id)?, logprob: None, top: Vec::new(), offset: chars },
+            None => {
+                let (text, bytes) = tok.token_bytes(id)?;
+                TokenInfo { text, bytes, logprob: None, top: Vec::new(), offset: chars }
+            }
         };
         out.push(info);
         chars += decoder.push(tok, id)?.chars().count();

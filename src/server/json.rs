@@ -47,9 +47,9 @@ fn known_path(path: &str) -> Option<String> {
     (!known.is_empty() && known != ".").then(|| known.to_string())
 }
 
-/// serde reports a missing field at the parent's path; the field is the param.
+/// serde reports a missing (or repeated) field at the parent's path; the field is the param.
 fn missing_field(msg: &str) -> Option<String> {
-    let rest = msg.strip_prefix("missing field `")?;
+    let rest = msg.strip_prefix("missing field `").or_else(|| msg.strip_prefix("duplicate field `"))?;
     Some(rest[..rest.find('`')?].to_string())
 }
 
@@ -85,6 +85,11 @@ mod tests {
         assert_eq!(param(r#"{"model": "m", "inner": {"include_usage": 3}}"#).as_deref(), Some("inner.include_usage"));
         assert_eq!(param(r#"{"model": "m"} x"#), None);
         assert_eq!(param(r#"{not json"#), None);
+        assert_eq!(param(r#"{"model": "a", "model": "b"}"#).as_deref(), Some("model"));
+        assert_eq!(
+            param(r#"{"model": "m", "inner": {"include_usage": true, "include_usage": false}}"#).as_deref(),
+            Some("inner.include_usage")
+        );
         assert!(parse::<Req>(br#"{"model": "m", "extra": 1}"#).is_ok());
     }
 }

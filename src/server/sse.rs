@@ -4,7 +4,7 @@
 
 use std::convert::Infallible;
 
-use axum::response::sse::{Event, Sse};
+use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use tokio_stream::{Stream, StreamExt};
@@ -29,8 +29,12 @@ pub fn done() -> Event {
     Event::default().data("[DONE]")
 }
 
-/// The response for a stream of events (no keep-alive comments: tokens flow
-/// continuously once a sequence is admitted).
+/// How long a stream may go quiet before a comment line keeps proxies from closing it: a request
+/// waits in the queue (or behind speech jobs on the GPU) before its first event.
+const KEEP_ALIVE: std::time::Duration = std::time::Duration::from_secs(15);
+
+/// The response for a stream of events, with a `:` comment after each quiet KEEP_ALIVE (SSE
+/// clients, the OpenAI SDKs' included, skip comments).
 pub fn response(events: impl Stream<Item = Event> + Send + 'static) -> Response {
-    Sse::new(events.map(Ok::<_, Infallible>)).into_response()
+    Sse::new(events.map(Ok::<_, Infallible>)).keep_alive(KeepAlive::new().interval(KEEP_ALIVE)).into_response()
 }

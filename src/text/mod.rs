@@ -5,6 +5,7 @@ pub mod chat;
 pub mod sampling;
 pub mod stop;
 pub mod subtitles;
+pub mod token_bytes;
 pub mod tokenizer;
 pub mod wer;
 

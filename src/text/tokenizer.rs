@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use super::token_bytes::{self, Spelling};
+
 #[derive(Debug, thiserror::Error)]
 pub enum TokenizerError {
     #[error("{path}: cannot load tokenizer: {msg}")]
@@ -13,6 +15,8 @@ pub enum TokenizerError {
 
 pub struct TextTokenizer {
     inner: tokenizers::Tokenizer,
+    /// How the vocabulary spells bytes (for `token_bytes`).
+    spelling: Spelling,
     pub eos: Vec<u32>,
     pub bos: Option<u32>,
     pub chat_template: Option<String>,
@@ -52,7 +56,7 @@ impl TextTokenizer {
         }
         eos.sort();
         eos.dedup();
-        Ok(TextTokenizer { inner, eos, bos, chat_template })
+        Ok(TextTokenizer { spelling: Spelling::of(&inner), inner, eos, bos, chat_template })
     }
 
     pub fn from_tokenizer(
@@ -61,7 +65,7 @@ impl TextTokenizer {
         bos: Option<u32>,
         chat_template: Option<String>,
     ) -> Self {
-        TextTokenizer { inner, eos, bos, chat_template }
+        TextTokenizer { spelling: Spelling::of(&inner), inner, eos, bos, chat_template }
     }
 
     /// Token ids of `text`; `add_special` applies the tokenizer's post-processor (e.g. bos).
@@ -77,6 +81,22 @@ impl TextTokenizer {
     /// One token's own text, special tokens included (`decode` drops them): what logprobs list.
     pub fn token_text(&self, id: u32) -> Result<String, TokenizerError> {
         self.inner.decode(&[id], false).map_err(|e| TokenizerError::Encode(e.to_string()))
+    }
+
+    /// One token's raw bytes and the text logprobs show for it (`token_bytes::display`). A
+    /// byte-level token holding part of a character has bytes its decoded text cannot show.
+    /// Special (added) tokens are their text.
+    pub fn token_bytes(&self, id: u32) -> Result<(String, Vec<u8>), TokenizerError> {
+        let added = self.inner.get_added_tokens_decoder().contains_key(&id);
+        let bytes = match self.inner.id_to_token(id) {
+            Some(piece) if !added => self.spelling.bytes(&piece),
+            _ => None,
+        };
+        let bytes = match bytes {
+            Some(b) => b,
+            None => self.token_text(id)?.into_bytes(),
+        };
+        Ok((token_bytes::display(&bytes), bytes))
     }
 
     pub fn vocab_size(&self) -> usize {

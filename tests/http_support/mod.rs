@@ -212,9 +212,9 @@ impl Reference {
         self.tokenizer().decode(ids).expect("decode")
     }
 
-    /// One token as logprobs list it (special tokens included).
+    /// One token as logprobs list it (special tokens included; a partial character as escaped bytes).
     pub fn token(&self, id: u32) -> String {
-        self.tokenizer().token_text(id).expect("token text")
+        self.tokenizer().token_bytes(id).expect("token bytes").0
     }
 
     /// Greedy text the server should return for `prompt` (completions endpoint).

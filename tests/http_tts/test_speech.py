@@ -54,6 +54,7 @@ def streamed(client):
         with client.audio.speech.with_streaming_response.create(model="piper", voice="joe", input=TEXT, **kw) as r:
             if fmt == "flac":
                 assert r.headers["content-type"].startswith("text/event-stream")
+                assert r.headers["x-sample-rate"] == str(RATE)  # the deltas carry no rate of their own
                 events = [json.loads(e.data) for e in SSEDecoder().iter_bytes(r.iter_bytes()) if e.data]
                 assert events[-1]["type"] == "speech.audio.done"
                 assert all(e["type"] == "speech.audio.delta" for e in events[:-1])

@@ -34,6 +34,9 @@ pub struct ChatRequest {
     pub functions: Option<serde_json::Value>,
     pub function_call: Option<serde_json::Value>,
     pub response_format: Option<serde_json::Value>,
+    /// Output kinds: only ["text"] (audio output is refused rather than silently left out).
+    pub modalities: Option<serde_json::Value>,
+    pub audio: Option<serde_json::Value>,
     /// Extension: do not stop at end-of-sequence tokens.
     pub ignore_eos: Option<bool>,
 }

@@ -126,6 +126,21 @@ fn refuse_unsupported(r: &ChatRequest) -> Result<(), ApiError> {
             ));
         }
     }
+    if let Some(m) = r.modalities.as_ref().filter(|v| !v.is_null()) {
+        let text_only = m.as_array().is_some_and(|a| !a.is_empty() && a.iter().all(|x| x == "text"));
+        if !text_only {
+            return Err(ApiError::invalid(
+                "modalities",
+                "only modalities [\"text\"] are supported: this model writes text",
+            ));
+        }
+    }
+    if present(&r.audio) {
+        return Err(ApiError::invalid(
+            "audio",
+            "audio output is not supported by chat completions here; use POST /v1/audio/speech",
+        ));
+    }
     if let Some(rf) = r.response_format.as_ref().filter(|v| !v.is_null()) {
         if rf.get("type").and_then(Value::as_str) != Some("text") {
             return Err(ApiError::invalid("response_format", "only response_format {\"type\": \"text\"} is supported"));
@@ -237,11 +252,11 @@ fn chat_logprobs(tokens: &[TokenInfo]) -> ChatLogprobs {
         .map(|t| ChatTokenLogprob {
             token: t.text.clone(),
             logprob: t.logprob.unwrap_or(0.0),
-            bytes: t.text.as_bytes().to_vec(),
+            bytes: t.bytes.clone(),
             top_logprobs: t
                 .top
                 .iter()
-                .map(|(s, l)| ChatTopLogprob { token: s.clone(), logprob: *l, bytes: s.as_bytes().to_vec() })
+                .map(|(s, b, l)| ChatTopLogprob { token: s.clone(), logprob: *l, bytes: b.clone() })
                 .collect(),
         })
         .collect();

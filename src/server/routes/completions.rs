@@ -175,7 +175,7 @@ fn legacy_logprobs(tokens: &[TokenInfo]) -> CompletionLogprobs {
 /// OpenAI always lists the chosen token among the alternatives (so up to
 /// logprobs + 1 entries).
 fn top_with_chosen(t: &TokenInfo, logprob: f32) -> TopMap {
-    let mut top = t.top.clone();
+    let mut top: Vec<(String, f32)> = t.top.iter().map(|(s, _, l)| (s.clone(), *l)).collect();
     if !top.iter().any(|(s, _)| *s == t.text) {
         top.push((t.text.clone(), logprob));
     }

@@ -154,25 +154,50 @@ pub async fn handle(
     state.worker.submit_speech(ValidSpeech { voice: voice.index, sentences, params, events: tx, received })?;
     let rate = voice.sample_rate;
     let encoder = StreamEncoder::new(c.format, rate).map_err(|e| ApiError::Internal(e.to_string()))?;
-    if c.sse {
-        return Ok(sse_response(rx, encoder, n_phonemes));
-    }
-    let body = Body::from_stream(audio_stream(rx, encoder));
-    let mut res = body.into_response();
-    let h = res.headers_mut();
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(c.format.content_type()));
-    h.insert("x-sample-rate", HeaderValue::from(rate));
+    // The whole stream, as for text and transcriptions: the request timeout counts from arrival.
+    let deadline = tokio::time::Instant::from_std(received + state.limits.request_timeout());
+    let mut res = if c.sse {
+        sse_response(rx, encoder, n_phonemes, deadline)
+    } else {
+        let mut res = Body::from_stream(audio_stream(rx, encoder, deadline)).into_response();
+        res.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(c.format.content_type()));
+        res
+    };
+    // Raw pcm carries no rate of its own; the SSE deltas neither.
+    res.headers_mut().insert("x-sample-rate", HeaderValue::from(rate));
     Ok(res)
 }
 
-/// Chunked audio bytes. A failure mid-stream can only end the body early (the status is
-/// already sent), so it is logged and the stream stops.
+/// The worker's next event, or why there is none: the deadline passed or the worker dropped
+/// the job (each ends the stream with an error, never as if the audio were complete).
+async fn next_event(
+    rx: &mut mpsc::UnboundedReceiver<SpeechEvent>,
+    deadline: tokio::time::Instant,
+) -> Result<SpeechEvent, ApiError> {
+    match tokio::time::timeout_at(deadline, rx.recv()).await {
+        Ok(Some(ev)) => Ok(ev),
+        Ok(None) => Err(ApiError::WorkerGone),
+        Err(_) => Err(ApiError::Timeout),
+    }
+}
+
+/// Chunked audio bytes. A failure mid-stream (the timeout included) can only end the body early
+/// (the status is already sent), so it is logged and the stream stops; dropping `rx` cancels the job.
 fn audio_stream(
     mut rx: mpsc::UnboundedReceiver<SpeechEvent>,
     mut enc: StreamEncoder,
+    deadline: tokio::time::Instant,
 ) -> impl tokio_stream::Stream<Item = Result<Bytes, std::io::Error>> {
     async_stream::stream! {
-        while let Some(ev) = rx.recv().await {
+        loop {
+            let ev = match next_event(&mut rx, deadline).await {
+                Ok(ev) => ev,
+                Err(e) => {
+                    tracing::warn!("speech stream cut off: {e}");
+                    yield Err(std::io::Error::other(e.to_string()));
+                    break;
+                }
+            };
             match ev {
                 SpeechEvent::Audio { samples, .. } => match enc.chunk(&samples) {
                     Ok(b) if b.is_empty() => {}
@@ -206,10 +231,22 @@ fn encode_failed(e: EncodeError) -> std::io::Error {
     std::io::Error::other(e.to_string())
 }
 
-fn sse_response(mut rx: mpsc::UnboundedReceiver<SpeechEvent>, mut enc: StreamEncoder, n_phonemes: usize) -> Response {
+fn sse_response(
+    mut rx: mpsc::UnboundedReceiver<SpeechEvent>,
+    mut enc: StreamEncoder,
+    n_phonemes: usize,
+    deadline: tokio::time::Instant,
+) -> Response {
     let b64 = base64::engine::general_purpose::STANDARD;
     let events = async_stream::stream! {
-        while let Some(ev) = rx.recv().await {
+        loop {
+            let ev = match next_event(&mut rx, deadline).await {
+                Ok(ev) => ev,
+                Err(e) => {
+                    yield sse::error(&e);
+                    break;
+                }
+            };
             match ev {
                 SpeechEvent::Audio { samples, .. } => match enc.chunk(&samples) {
                     // A codec still filling its first frame has nothing to send yet.

@@ -8,6 +8,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use axum::extract::multipart::MultipartRejection;
 use axum::extract::{Multipart, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
@@ -104,8 +105,15 @@ fn parse_bool(param: &str, s: Option<&str>) -> Result<bool, ApiError> {
     }
 }
 
-pub async fn handle(State(state): State<Arc<AppState>>, mp: Multipart) -> Result<Response, ApiError> {
+pub async fn handle(
+    State(state): State<Arc<AppState>>,
+    mp: Result<Multipart, MultipartRejection>,
+) -> Result<Response, ApiError> {
     let received = Instant::now();
+    // Not multipart at all (JSON, no content type, no boundary): the upload is what is missing.
+    let mp = mp.map_err(|e| {
+        ApiError::invalid("file", format!("the body must be multipart/form-data with a `file` part: {}", e.body_text()))
+    })?;
     let form = read_form(mp, state.limits.max_audio_bytes).await?;
     let model_id = form.model.as_deref().map(str::trim).filter(|m| !m.is_empty());
     let model_id = model_id.ok_or_else(|| ApiError::invalid("model", "model is required"))?.to_string();
@@ -184,6 +192,8 @@ pub async fn handle(State(state): State<Arc<AppState>>, mp: Multipart) -> Result
 fn audio_error(e: AudioError) -> ApiError {
     match e {
         AudioError::Resample(m) => ApiError::Internal(format!("resampling failed: {m}")),
+        // The container and codec errors name the supported formats already.
+        AudioError::Unsupported(m) => ApiError::invalid("file", m),
         other => ApiError::invalid("file", format!("{other} (supported formats: {})", audio::SUPPORTED)),
     }
 }
