@@ -4,7 +4,8 @@
 //! signal (averaged to mono), aligned to the sample (the header's pre-skip dropped), at 48 kHz;
 //! damaged files must fail with an error, not a panic.
 
-use gerbil::audio::{decode, AudioError};
+use gerbil::audio::decode_opus::{self, Container};
+use gerbil::audio::{decode, AudioError, Pcm};
 
 const RATE: usize = 48_000;
 
@@ -64,6 +65,43 @@ fn webm_opus_stereo_is_averaged_to_mono() {
     check("tones_stereo.webm", &mono, false);
 }
 
+/// The same Ogg packets, pages and granule positions under another stream serial number.
+fn reserial(ogg_bytes: &[u8], serial: u32) -> Vec<u8> {
+    use ogg::PacketWriteEndInfo as End;
+    let mut r = ogg::PacketReader::new(std::io::Cursor::new(ogg_bytes.to_vec()));
+    let mut w = ogg::PacketWriter::new(Vec::new());
+    while let Some(p) = r.read_packet().unwrap() {
+        let end = if p.last_in_stream() {
+            End::EndStream
+        } else if p.last_in_page() {
+            End::EndPage
+        } else {
+            End::NormalPacket
+        };
+        w.write_packet(p.data.clone(), serial, end, p.absgp_page()).unwrap();
+    }
+    w.into_inner()
+}
+
+/// Straight to the Opus decoder, past `audio::decode`'s catch_unwind: a panic fails the test.
+fn opus_only(bytes: Vec<u8>, name: &str) -> Result<Pcm, AudioError> {
+    decode_opus::decode(bytes, if name.ends_with("webm") { Container::Matroska } else { Container::Ogg })
+}
+
+#[test]
+fn chained_ogg_streams_are_joined() {
+    // `cat a.opus b.opus`: the second stream's OpusHead starts a new decoder with its own
+    // pre-skip, and each stream ends at its own last granule position. A chain's streams have
+    // different serial numbers (RFC 3533), so b is a's packets under another serial.
+    let one = fixture("tones_mono.opus");
+    let two = [one.clone(), reserial(&one, 0x0b0b_0b0b)].concat();
+    let pcm = decode(two, None).unwrap();
+    assert_eq!(pcm.samples.len(), 2 * RATE);
+    let want = channel(0);
+    assert!(snr_db(&pcm.samples[..RATE], &want) > 15.0);
+    assert!(snr_db(&pcm.samples[RATE..], &want) > 15.0, "the second stream, aligned");
+}
+
 #[test]
 fn damaged_opus_files_are_errors_not_panics() {
     for name in ["tones_mono.opus", "tones_stereo.webm"] {
@@ -71,7 +109,7 @@ fn damaged_opus_files_are_errors_not_panics() {
         // Cut mid-stream (a recording whose upload broke off). The live WebM keeps the audio
         // before the cut; FFmpeg wrote the Ogg file's audio as one page, so that cut leaves no
         // whole packet: an error that says so.
-        match decode(whole[..whole.len() / 2].to_vec(), None) {
+        match opus_only(whole[..whole.len() / 2].to_vec(), name) {
             Ok(half) if name.ends_with("webm") => {
                 let n = half.samples.len();
                 assert!(n > RATE / 4 && n < RATE, "{name} cut: {n} samples");
@@ -82,16 +120,18 @@ fn damaged_opus_files_are_errors_not_panics() {
         // The magic, then garbage.
         let mut garbage = whole[..4].to_vec();
         garbage.extend((0..4000u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8));
-        assert!(decode(garbage, None).is_err(), "{name}: garbage after the magic decoded");
+        assert!(opus_only(garbage, name).is_err(), "{name}: garbage after the magic decoded");
         // Every packet damaged: the bytes after the headers scrambled.
         let mut scrambled = whole.clone();
         for b in scrambled[200..].iter_mut() {
             *b ^= 0x5A;
         }
-        let r = decode(scrambled, None);
-        assert!(r.is_err() || r.as_ref().unwrap().samples.len() < RATE, "{name}: scrambled file decoded whole");
+        // Whatever survives is not the signal.
+        if let Ok(p) = opus_only(scrambled, name) {
+            assert!(snr_db(&p.samples, &channel(0)) < 3.0, "{name}: a scrambled file decoded to the signal");
+        }
     }
     // Only the header.
     let head = fixture("tones_mono.opus");
-    assert!(matches!(decode(head[..60].to_vec(), None), Err(AudioError::Empty | AudioError::Corrupt(_))));
+    assert!(matches!(opus_only(head[..60].to_vec(), "x.opus"), Err(AudioError::Empty | AudioError::Corrupt(_))));
 }

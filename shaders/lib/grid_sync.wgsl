@@ -24,8 +24,9 @@ const SPIN_LIMIT: u32 = 67108864u;
 // is set, so every later barrier passes at once: the submission finishes quickly, with wrong
 // numbers, and the session, which reads the word with each batch's tokens, plans again without
 // grid barriers and recomputes those steps (engine/session.rs). The word is apart from the barrier
-// word, whose arrivals and generation go on counting whatever happens. The failure word is read
-// on arrival and then every FAILED_POLL_EVERY polls, not on every poll: the waiters' polls all hit
+// word (logically: the two share a cache line), whose arrivals and generation go on counting
+// whatever happens. A waiter reads the failure word with its first poll and then every
+// FAILED_POLL_EVERY polls, not on every poll: the waiters' polls all hit
 // the barrier word's line, and the last arrival's add queues behind them.
 const FAILED_POLL_EVERY: u32 = 64u;
 
@@ -33,11 +34,11 @@ fn grid_sync(t: u32, groups: u32) {
     storageBarrier();
     if (t == 0u) {
         let old = barrier_add(1u);
-        // Requested next to the arrival: no round trip of its own.
-        var failed = failed_load();
         if ((old & 0xffffu) == groups - 1u) {
             barrier_add(0x10000u - groups);
         } else {
+            // Requested next to the first poll: no round trip of its own.
+            var failed = failed_load();
             var waited_out = true;
             for (var i = 1u; i <= SPIN_LIMIT; i++) {
                 if ((barrier_load() >> 16u) != (old >> 16u) || failed != 0u) {

@@ -21,6 +21,17 @@ pub const SUPPORTED: &str = "wav, flac, mp3, ogg (vorbis, opus), webm/mkv (opus)
 pub const MAX_SAMPLE_RATE: u32 = 384_000;
 /// Lowest input sample rate accepted.
 pub const MIN_SAMPLE_RATE: u32 = 1_000;
+/// Longest audio accepted, in seconds. Decoding holds it all in memory (f32), and compressed
+/// formats can ask for far more than their bytes suggest (an empty Opus packet conceals 120 ms,
+/// a FLAC constant subframe is a few bytes).
+pub const MAX_SECONDS: usize = 2 * 3600;
+
+pub(super) fn too_long() -> AudioError {
+    AudioError::Unsupported(format!(
+        "the audio is longer than {} hours, the most this server decodes",
+        MAX_SECONDS / 3600
+    ))
+}
 
 /// Mono samples at their original rate.
 #[derive(Debug, Clone)]
@@ -123,6 +134,9 @@ fn decode_checked(bytes: Vec<u8>, ext: Option<&str>) -> Result<Pcm, AudioError> 
                 let mut sb = SampleBuffer::<f32>::new(buf.capacity() as u64, spec);
                 sb.copy_interleaved_ref(buf);
                 samples.extend(sb.samples().chunks(ch).map(|f| f.iter().sum::<f32>() / ch as f32));
+                if samples.len() > MAX_SECONDS * rate as usize {
+                    return Err(too_long());
+                }
             }
             // A damaged packet: skip it, as players do; all-damaged input is an error below.
             Err(SymError::DecodeError(_)) => bad_packets += 1,

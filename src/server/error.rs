@@ -38,6 +38,10 @@ pub enum ApiError {
     NotReady,
     #[error("{0}")]
     Internal(String),
+    /// A client error answered outside our handlers (an extractor's rejection: 415, 414, 400 for
+    /// a bad path segment...), keeping its status.
+    #[error("{message}")]
+    Rejected { status: StatusCode, message: String },
 }
 
 /// The columns of the table: status, OpenAI error `type`, `code`.
@@ -66,6 +70,7 @@ impl ApiError {
             WorkerGone => (StatusCode::SERVICE_UNAVAILABLE, "server_error", Some("worker_unavailable")),
             NotReady => (StatusCode::SERVICE_UNAVAILABLE, "server_error", Some("model_loading")),
             Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "server_error", None),
+            Rejected { status, .. } => (*status, "invalid_request_error", None),
         };
         Row { status, kind, code }
     }
@@ -98,11 +103,11 @@ impl ApiError {
             StatusCode::PAYLOAD_TOO_LARGE => ApiError::PayloadTooLarge,
             StatusCode::REQUEST_TIMEOUT => ApiError::Timeout,
             // Any other client error (an extractor's rejection: a bad path segment, a wrong
-            // content type) stays a client error.
+            // content type) keeps its status and says what was wrong.
             other if other.is_client_error() => {
                 let text = text.trim();
                 let message = if text.is_empty() { format!("HTTP {other}") } else { text.to_string() };
-                ApiError::InvalidRequest { message, param: None }
+                ApiError::Rejected { status: other, message }
             }
             other => ApiError::Internal(format!("HTTP {other}")),
         }
@@ -158,14 +163,18 @@ pub async fn openai_error_shape(req: Request, next: Next) -> Response {
         return res;
     }
     let headers = res.headers().clone();
-    // Rejection texts are a line; a cap keeps a large non-JSON error body from being buffered.
-    let text = axum::body::to_bytes(res.into_body(), 4096).await.unwrap_or_default();
+    // Rejection texts are a line, with a known length; any other body (a stream, something
+    // large) is not waited for.
+    let short = axum::body::HttpBody::size_hint(res.body()).exact().is_some_and(|n| n <= 4096);
+    let text =
+        if short { axum::body::to_bytes(res.into_body(), 4096).await.unwrap_or_default() } else { Default::default() };
     let err = ApiError::from_bare_status(status, &path, &String::from_utf8_lossy(&text));
     let mut out = (err.status(), axum::Json(err.body())).into_response();
     // Keep headers such as Allow or WWW-Authenticate; the body is ours now.
     for (name, value) in &headers {
         if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
-            out.headers_mut().insert(name.clone(), value.clone());
+            // append: a header may come several times (Vary, WWW-Authenticate).
+            out.headers_mut().append(name.clone(), value.clone());
         }
     }
     out

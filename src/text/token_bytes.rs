@@ -13,16 +13,21 @@ pub enum Spelling {
     ByteLevel,
     /// SentencePiece: `▁` for a space, `<0xHH>` for a byte, UTF-8 otherwise.
     SentencePiece,
+    /// Anything else (WordPiece, no decoder): a token is its decoded text.
+    Other,
 }
 
 impl Spelling {
-    /// A tokenizer with a `ByteLevel` decoder anywhere in its chain spells bytes GPT-2's way.
+    /// From the tokenizer's decoder chain: `ByteLevel` is GPT-2's spelling; `Metaspace`,
+    /// `ByteFallback` or a `▁` -> space replacement is SentencePiece's.
     pub fn of(tokenizer: &tokenizers::Tokenizer) -> Spelling {
         let decoder = tokenizer.get_decoder().and_then(|d| serde_json::to_string(d).ok()).unwrap_or_default();
         if decoder.contains("\"ByteLevel\"") {
             Spelling::ByteLevel
-        } else {
+        } else if ["\"Metaspace\"", "\"ByteFallback\"", "\u{2581}"].iter().any(|k| decoder.contains(k)) {
             Spelling::SentencePiece
+        } else {
+            Spelling::Other
         }
     }
 
@@ -38,6 +43,7 @@ impl Spelling {
                 }
                 Some(piece.replace('\u{2581}', " ").into_bytes())
             }
+            Spelling::Other => None,
         }
     }
 }
@@ -107,6 +113,34 @@ mod tests {
         assert_eq!(Spelling::SentencePiece.bytes("\u{2581}Hello"), Some(b" Hello".to_vec()));
         assert_eq!(Spelling::SentencePiece.bytes("<0xF0>"), Some(vec![0xF0]));
         assert_eq!(Spelling::SentencePiece.bytes("é"), Some("é".as_bytes().to_vec()));
+    }
+
+    /// A one-word vocabulary with `decoder` as its decoder chain.
+    fn with_decoder(decoder: &str) -> tokenizers::Tokenizer {
+        let json = format!(
+            r#"{{"version": "1.0", "truncation": null, "padding": null, "added_tokens": [], "normalizer": null,
+                "pre_tokenizer": null, "post_processor": null, "decoder": {decoder},
+                "model": {{"type": "WordLevel", "vocab": {{"a": 0}}, "unk_token": "a"}}}}"#
+        );
+        json.parse().unwrap()
+    }
+
+    #[test]
+    fn spelling_comes_from_the_decoder_chain() {
+        assert_eq!(
+            Spelling::of(&with_decoder(
+                r#"{"type": "ByteLevel", "add_prefix_space": true, "trim_offsets": true, "use_regex": true}"#
+            )),
+            Spelling::ByteLevel
+        );
+        let spm = r#"{"type": "Sequence", "decoders": [{"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "}, {"type": "ByteFallback"}, {"type": "Fuse"}]}"#;
+        assert_eq!(Spelling::of(&with_decoder(spm)), Spelling::SentencePiece);
+        assert_eq!(Spelling::of(&with_decoder("null")), Spelling::Other);
+        assert_eq!(
+            Spelling::of(&with_decoder(r###"{"type": "WordPiece", "prefix": "##", "cleanup": true}"###)),
+            Spelling::Other
+        );
+        assert_eq!(Spelling::Other.bytes("##ing"), None);
     }
 
     #[test]

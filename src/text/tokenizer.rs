@@ -17,6 +17,8 @@ pub struct TextTokenizer {
     inner: tokenizers::Tokenizer,
     /// How the vocabulary spells bytes (for `token_bytes`).
     spelling: Spelling,
+    /// Added (special) tokens' ids: their text is their content, not vocabulary spelling.
+    added: std::collections::HashSet<u32>,
     pub eos: Vec<u32>,
     pub bos: Option<u32>,
     pub chat_template: Option<String>,
@@ -56,7 +58,7 @@ impl TextTokenizer {
         }
         eos.sort();
         eos.dedup();
-        Ok(TextTokenizer { spelling: Spelling::of(&inner), inner, eos, bos, chat_template })
+        Ok(Self::from_tokenizer(inner, eos, bos, chat_template))
     }
 
     pub fn from_tokenizer(
@@ -65,7 +67,8 @@ impl TextTokenizer {
         bos: Option<u32>,
         chat_template: Option<String>,
     ) -> Self {
-        TextTokenizer { spelling: Spelling::of(&inner), inner, eos, bos, chat_template }
+        let added = inner.get_added_tokens_decoder().keys().copied().collect();
+        TextTokenizer { spelling: Spelling::of(&inner), added, inner, eos, bos, chat_template }
     }
 
     /// Token ids of `text`; `add_special` applies the tokenizer's post-processor (e.g. bos).
@@ -87,9 +90,8 @@ impl TextTokenizer {
     /// byte-level token holding part of a character has bytes its decoded text cannot show.
     /// Special (added) tokens are their text.
     pub fn token_bytes(&self, id: u32) -> Result<(String, Vec<u8>), TokenizerError> {
-        let added = self.inner.get_added_tokens_decoder().contains_key(&id);
         let bytes = match self.inner.id_to_token(id) {
-            Some(piece) if !added => self.spelling.bytes(&piece),
+            Some(piece) if !self.added.contains(&id) => self.spelling.bytes(&piece),
             _ => None,
         };
         let bytes = match bytes {
