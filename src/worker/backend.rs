@@ -15,6 +15,9 @@ pub enum BackendError {
     NoSlot(Slot),
     #[error(transparent)]
     Model(#[from] ModelError),
+    /// The batched step that every listed slot shared failed.
+    #[error("{0}")]
+    Batch(String),
 }
 
 pub trait TextBackend {
@@ -33,8 +36,9 @@ pub trait TextBackend {
     /// The logits ([vocab]) after the slot's last step.
     fn logits(&mut self, slot: Slot) -> Result<Vec<f32>, BackendError>;
     /// The argmax of each listed slot's last logits, computed on the GPU (no
-    /// logits readback).
-    fn greedy_tokens(&mut self, slots: &[Slot]) -> Result<Vec<u32>, BackendError>;
+    /// logits readback), each slot's own result: one slot's failure (a session whose grid
+    /// barrier gave up a wait) must not fail the others.
+    fn greedy_tokens(&mut self, slots: &[Slot]) -> Vec<Result<u32, BackendError>>;
     /// Forgets the slot's sequence; the slot can take a new one.
     fn release(&mut self, slot: Slot);
     /// Greedy pipelining: one decode step for exactly the slots of the previous decode step (same order),
@@ -96,7 +100,7 @@ impl TextBackend for SessionPool {
         Ok(self.session(slot)?.logits()?)
     }
 
-    fn greedy_tokens(&mut self, slots: &[Slot]) -> Result<Vec<u32>, BackendError> {
+    fn greedy_tokens(&mut self, slots: &[Slot]) -> Vec<Result<u32, BackendError>> {
         slots.iter().map(|&s| Ok(self.session(s)?.next_token()?)).collect()
     }
 
@@ -157,11 +161,19 @@ impl TextBackend for BatchedBackend {
         Ok(self.decoder.logits(slot)?)
     }
 
-    fn greedy_tokens(&mut self, slots: &[Slot]) -> Result<Vec<u32>, BackendError> {
-        for &s in slots {
-            self.slot(s)?;
+    fn greedy_tokens(&mut self, slots: &[Slot]) -> Vec<Result<u32, BackendError>> {
+        let all = slots
+            .iter()
+            .try_for_each(|&s| self.slot(s).map(|_| ()))
+            .and_then(|()| Ok(self.decoder.greedy_tokens(slots)?));
+        match all {
+            Ok(ids) => ids.into_iter().map(Ok).collect(),
+            // One plan decodes every slot: its failure is each slot's.
+            Err(e) => {
+                let msg = e.to_string();
+                slots.iter().map(|_| Err(BackendError::Batch(msg.clone()))).collect()
+            }
         }
-        Ok(self.decoder.greedy_tokens(slots)?)
     }
 
     fn release(&mut self, slot: Slot) {

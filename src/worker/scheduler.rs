@@ -317,13 +317,11 @@ impl Scheduler {
             .partition(|&s| self.slots[s].as_ref().is_some_and(Active::needs_logits));
         let mut picked: Vec<(Slot, u32, Option<TokenLogprob>)> = Vec::with_capacity(slots.len());
         if !gpu.is_empty() {
-            match self.backend.greedy_tokens(&gpu) {
-                Ok(ids) => picked.extend(gpu.iter().zip(ids).map(|(&s, id)| (s, id, None))),
-                Err(e) => {
-                    let err = WorkerError::Engine(e.to_string());
-                    for &slot in &gpu {
-                        self.fail(slot, err.clone());
-                    }
+            let results = self.backend.greedy_tokens(&gpu);
+            for (&slot, r) in gpu.iter().zip(results) {
+                match r {
+                    Ok(id) => picked.push((slot, id, None)),
+                    Err(e) => self.fail(slot, WorkerError::Engine(e.to_string())),
                 }
             }
         }
