@@ -375,6 +375,8 @@ impl ServeConfig {
     }
 
     pub fn validate(&mut self) -> Result<(), ConfigError> {
+        const MAX_REQUEST_TIMEOUT_S: u64 = 30 * 24 * 3600;
+        const MAX_QUEUE: usize = 1 << 20;
         if self.api_key.as_deref().is_some_and(|k| k.is_empty()) {
             self.api_key = None;
         }
@@ -392,6 +394,16 @@ impl ServeConfig {
         if let Some((name, _)) = positive.iter().find(|(_, v)| *v == 0) {
             return Err(ConfigError::Invalid(format!("{name} must be at least 1")));
         }
+        // Upper bounds where a huge value would overflow (a deadline past the clock's range, a
+        // semaphore past its permits) rather than mean "unlimited".
+        if l.request_timeout_s > MAX_REQUEST_TIMEOUT_S {
+            return Err(ConfigError::Invalid(format!(
+                "limits.request_timeout_s must be at most {MAX_REQUEST_TIMEOUT_S} (30 days)"
+            )));
+        }
+        if l.max_queue > MAX_QUEUE {
+            return Err(ConfigError::Invalid(format!("limits.max_queue must be at most {MAX_QUEUE}")));
+        }
         // A speech-only server (transcription models or voices, no LLM) is a valid deployment.
         if self.models.is_empty() && self.stt_models.is_empty() && self.voices.is_empty() {
             return Err(ConfigError::Invalid(
@@ -399,7 +411,10 @@ impl ServeConfig {
                     .into(),
             ));
         }
-        let mut ids: Vec<&str> = self.models.iter().map(ModelSpec::id).collect();
+        // LLMs and transcription models share one namespace: a request's `model`.
+        let stt_ids: Vec<String> = self.stt_models.iter().map(SttModelSpec::id).collect();
+        let mut ids: Vec<&str> =
+            self.models.iter().map(ModelSpec::id).chain(stt_ids.iter().map(String::as_str)).collect();
         ids.sort_unstable();
         if let Some(w) = ids.windows(2).find(|w| w[0] == w[1]) {
             return Err(ConfigError::Invalid(format!("two models share the name '{}'", w[0])));
@@ -505,5 +520,17 @@ mod tests {
         assert!(err.to_string().contains("max_slot"), "{err}");
         let err = ServeConfig::load(&ServeArgs { max_slots: Some(0), ..Default::default() }).unwrap_err();
         assert!(err.to_string().contains("max_slots"), "{err}");
+        // Huge values would overflow a deadline or a semaphore: refused at start-up.
+        let err =
+            ServeConfig::load(&ServeArgs { request_timeout_s: Some(u64::MAX), ..Default::default() }).unwrap_err();
+        assert!(err.to_string().contains("request_timeout_s"), "{err}");
+        let err = ServeConfig::load(&ServeArgs { max_queue: Some(usize::MAX), ..Default::default() }).unwrap_err();
+        assert!(err.to_string().contains("max_queue"), "{err}");
+        // Two transcription models with one folder name, or one named like an LLM.
+        let stt = vec!["/x/a/whisper".into(), "/y/b/whisper".into()];
+        let err = ServeConfig::load(&ServeArgs { stt_models: stt, ..Default::default() }).unwrap_err();
+        assert!(err.to_string().contains("share the name 'whisper'"), "{err}");
+        let args = ServeArgs { models: vec!["m".into()], stt_models: vec!["/z/m".into()], ..Default::default() };
+        assert!(ServeConfig::load(&args).unwrap_err().to_string().contains("share the name 'm'"));
     }
 }

@@ -110,3 +110,55 @@ fn bad_config_json_is_reported() {
     let e = load_err(&dir);
     assert!(e.contains("num_key_value_heads"), "{e}");
 }
+
+/// Numbers that would not fail anywhere but give NaN logits (rope_theta <= 0, a negative epsilon)
+/// or a context of nothing (which the GPU refused mid-load, taking the server down) fail the
+/// config, in every text family.
+#[test]
+fn out_of_range_config_numbers_are_refused() {
+    for family in ["qwen3", "lfm2", "qwen3_5"] {
+        let eps = if family == "lfm2" { "norm_eps" } else { "rms_norm_eps" };
+        for (field, value, says) in [
+            ("max_position_embeddings", serde_json::json!(0), "max_position_embeddings"),
+            ("rope_theta", serde_json::json!(0.0), "rope_theta"),
+            ("rope_theta", serde_json::json!(-1.0), "rope_theta"),
+            (eps, serde_json::json!(-1.0), "epsilon"),
+        ] {
+            let dir = scratch_copy(family, &format!("num-{family}-{field}"));
+            let p = dir.join("config.json");
+            let mut c: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+            let t = if c.get("text_config").is_some() { &mut c["text_config"] } else { &mut c };
+            // Where rope_theta sits inside rope_parameters, that one is read first.
+            if field == "rope_theta" && t.get("rope_parameters").is_some_and(|r| r.get("rope_theta").is_some()) {
+                t["rope_parameters"]["rope_theta"] = value.clone();
+            }
+            t[field] = value.clone();
+            std::fs::write(&p, c.to_string()).unwrap();
+            let e = load_err(&dir);
+            assert!(e.contains(says), "{family} {field}={value}: {e}");
+        }
+    }
+}
+
+/// A tokenizer with ids past the model's vocabulary (another model's tokenizer) fails the load,
+/// rather than sending out-of-range rows to the GPU; so does a context of 0 tokens.
+#[test]
+fn tokenizer_larger_than_the_vocabulary_and_zero_context_are_refused() {
+    let dir = scratch_copy("qwen3", "vocab");
+    let p = dir.join("tokenizer.json");
+    let mut t: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    let vocab = t["model"]["vocab"].as_object().unwrap().len() as u64;
+    let added = t["added_tokens"].as_array_mut().unwrap();
+    let next = added.iter().map(|a| a["id"].as_u64().unwrap() + 1).max().unwrap_or(0).max(vocab);
+    for i in 0..8 {
+        added.push(serde_json::json!({"id": next + i, "content": format!("<extra_{i}>"), "single_word": false,
+            "lstrip": false, "rstrip": false, "normalized": false, "special": true}));
+    }
+    std::fs::write(&p, t.to_string()).unwrap();
+    let e = load_err(&dir);
+    assert!(e.contains("tokenizer has"), "{e}");
+
+    let opts = LoadOptions { format: WeightFormat::F32, max_context: 0, ..Default::default() };
+    let e = TextModel::load(&gpu(), &fixture("qwen3"), opts).err().expect("a context of 0 loads").to_string();
+    assert!(e.contains("max_context"), "{e}");
+}

@@ -110,3 +110,33 @@ fn gpu_front_end_matches_the_cpu_modules() {
         assert!(spread > 0.5, "log-durations spread {spread}");
     }
 }
+
+/// A voice whose config.json would load and then fail or misbehave on every request (a zero
+/// sample rate, a zero speaking-rate scale, an espeak-ng voice that does not exist) fails its own
+/// load instead, naming the field.
+#[test]
+fn bad_voice_configs_fail_their_load() {
+    let src = voice_dir();
+    let config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(src.join("config.json")).unwrap()).unwrap();
+    type Edit = fn(&mut serde_json::Value);
+    let edits: [(&str, Edit); 3] = [
+        ("audio.sample_rate", |c| c["audio"]["sample_rate"] = 0.into()),
+        ("inference.length_scale", |c| c["inference"]["length_scale"] = 0.0.into()),
+        ("espeak.voice", |c| c["espeak"]["voice"] = "xx-nonexistent".into()),
+    ];
+    for (field, edit) in edits {
+        let dir = std::env::temp_dir().join(format!("gerbil-piper-{}-{}", field.replace('.', "-"), std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::os::unix::fs::symlink(src.join("model.safetensors"), dir.join("model.safetensors")).unwrap();
+        let mut c = config.clone();
+        edit(&mut c);
+        std::fs::write(dir.join("config.json"), c.to_string()).unwrap();
+        let e = PiperVoice::load(gpu(), &dir).err().unwrap_or_else(|| panic!("{field}: loaded")).to_string();
+        assert!(e.contains(field), "{field}: {e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+    // The real voice passes the same checks.
+    PiperVoice::load(gpu(), &src).unwrap();
+}

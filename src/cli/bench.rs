@@ -78,6 +78,12 @@ pub fn toggled(passes: &str, on: bool) -> anyhow::Result<FusionConfig> {
 }
 
 pub fn run(args: BenchArgs) -> anyhow::Result<()> {
+    if args.tokens < 2 || args.prefill == 0 {
+        anyhow::bail!("--tokens must be at least 2 (a decode rate needs a step after the prompt's token) and --prefill at least 1");
+    }
+    if args.kernels_only && args.models_only {
+        anyhow::bail!("--kernels-only and --models-only together leave nothing to run");
+    }
     let gpu = Gpu::new(&GpuOptions {
         loop_bounding: args.loop_bounding,
         dynamic_shapes: args.dynamic_shapes,

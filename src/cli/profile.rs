@@ -48,6 +48,9 @@ pub struct ProfileArgs {
 }
 
 pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
+    if args.steps == 0 || args.batch_rows == Some(0) || args.prefill == Some(0) {
+        anyhow::bail!("--steps, --batch-rows and --prefill must be at least 1");
+    }
     let gpu = Gpu::new(&GpuOptions {
         loop_bounding: args.loop_bounding,
         dynamic_shapes: args.dynamic_shapes,

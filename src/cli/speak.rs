@@ -56,6 +56,9 @@ const BENCH_SENTENCES: &[&str] = &[
 ];
 
 pub fn run(args: SpeakArgs) -> anyhow::Result<()> {
+    if args.text.trim().is_empty() && !args.bench {
+        anyhow::bail!("--text is empty: nothing to speak");
+    }
     if !(0.25..=4.0).contains(&args.speed) {
         anyhow::bail!("--speed must be between 0.25 and 4.0");
     }

@@ -51,15 +51,20 @@ pub struct TextModel {
 impl TextModel {
     /// Loads a transformers-layout folder (config.json, *.safetensors, tokenizer.json).
     pub fn load(gpu: &Arc<Gpu>, dir: &Path, opts: LoadOptions) -> Result<Self, ModelError> {
+        check_options(&opts)?;
         let ck = Checkpoint::open(dir)?;
         let arch = load_text_arch(gpu, &dir.join("config.json"), &ck, opts.format)?;
         let tokenizer =
             if dir.join("tokenizer.json").exists() { Some(TextTokenizer::from_dir(dir, arch.eos())?) } else { None };
+        if let Some(t) = &tokenizer {
+            check_vocab(t, arch.vocab())?;
+        }
         Ok(Self::from_arch(gpu, arch, tokenizer, dir, opts))
     }
 
     /// Loads a GGUF file (llama / qwen2 / qwen3), tokenizer from its metadata.
     pub fn load_gguf(gpu: &Arc<Gpu>, path: &Path, opts: LoadOptions) -> Result<Self, ModelError> {
+        check_options(&opts)?;
         let src = GgufSource::open(path)?;
         let mut cfg = src.config()?;
         let info = src
@@ -70,6 +75,7 @@ impl TextModel {
         cfg.bos = info.bos;
         let tok = TextTokenizer::from_tokenizer(info.tokenizer, info.eos, info.bos, info.chat_template);
         let arch = Box::new(LlamaArch::new(gpu, cfg, &src, opts.format)?);
+        check_vocab(&tok, arch.vocab())?;
         Ok(Self::from_arch(gpu, arch, Some(tok), path, opts))
     }
 
@@ -108,4 +114,24 @@ impl TextModel {
     pub fn max_context(&self) -> usize {
         self.arch.max_positions().min(self.opts.max_context)
     }
+}
+
+/// A context of 0 tokens leaves nothing to bind on the GPU (wgpu then refuses mid-load).
+fn check_options(opts: &LoadOptions) -> Result<(), ModelError> {
+    if opts.max_context == 0 {
+        return Err(ModelError::Unsupported("max_context must be at least 1".into()));
+    }
+    Ok(())
+}
+
+/// A tokenizer with ids past the embedding would send them to the GPU as out-of-range rows
+/// (nonsense, not an error), so a mismatched tokenizer fails the load.
+fn check_vocab(tok: &TextTokenizer, vocab: usize) -> Result<(), ModelError> {
+    let n = tok.vocab_size();
+    if n > vocab {
+        return Err(ModelError::Unsupported(format!(
+            "the tokenizer has {n} tokens but the model's vocabulary holds {vocab}: a tokenizer of another model?"
+        )));
+    }
+    Ok(())
 }

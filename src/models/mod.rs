@@ -81,3 +81,22 @@ pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, Model
         std::fs::read_to_string(path).map_err(|e| ModelError::Config { path: path.into(), msg: e.to_string() })?;
     serde_json::from_str(&text).map_err(|e| ModelError::Config { path: path.into(), msg: e.to_string() })
 }
+
+/// The numbers every text config carries that, out of range, would not fail anywhere but give
+/// NaN logits (rope_theta <= 0, a negative epsilon) or a context of nothing (max_position 0, which
+/// the GPU then refuses mid-load). Checked when the config is read, so the model fails its own load.
+pub fn check_text_numbers(max_position: usize, rope_theta: f64, eps: f64, vocab: usize) -> Result<(), String> {
+    if max_position == 0 {
+        return Err("max_position_embeddings (the context length) must be positive".into());
+    }
+    if !(rope_theta.is_finite() && rope_theta > 0.0) {
+        return Err(format!("rope_theta must be a positive number, got {rope_theta}"));
+    }
+    if !(eps.is_finite() && eps >= 0.0) {
+        return Err(format!("the norm epsilon must be a non-negative number, got {eps}"));
+    }
+    if vocab == 0 {
+        return Err("vocab_size must be positive".into());
+    }
+    Ok(())
+}

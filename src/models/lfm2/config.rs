@@ -144,6 +144,8 @@ impl Lfm2Config {
         if !matches!(rope.rope_type.as_deref(), None | Some("default")) {
             return Err(format!("rope type '{}' is not supported for lfm2 (default is)", rope.rope_type.unwrap()));
         }
+        let rope_theta = rope.rope_theta.or(raw.rope_theta).unwrap_or(1_000_000.0);
+        crate::models::check_text_numbers(raw.max_position_embeddings, rope_theta, raw.norm_eps, raw.vocab_size)?;
         Ok(Lfm2Config {
             hidden: raw.hidden_size,
             intermediate: inter,
@@ -154,7 +156,7 @@ impl Lfm2Config {
             eps: raw.norm_eps as f32,
             vocab: raw.vocab_size,
             max_pos: raw.max_position_embeddings,
-            rope_theta: rope.rope_theta.or(raw.rope_theta).unwrap_or(1_000_000.0),
+            rope_theta,
             tied: raw.tie_embedding.or(raw.tie_word_embeddings).unwrap_or(true),
             conv_bias: raw.conv_bias,
             conv_kernel: raw.conv_l_cache,

@@ -109,6 +109,7 @@ impl LlamaConfig {
         let rope_theta = rope.rope_theta.or(raw.rope_theta).unwrap_or(10000.0);
         let partial = rope.partial_rotary_factor.or(raw.partial_rotary_factor).unwrap_or(1.0);
         let rotary_dim = ((head_dim as f64 * partial) as usize) & !1;
+        crate::models::check_text_numbers(raw.max_position_embeddings, rope_theta, raw.rms_norm_eps, raw.vocab_size)?;
         Ok(LlamaConfig {
             family,
             hidden: raw.hidden_size,

@@ -25,6 +25,31 @@ fn one() -> usize {
     1
 }
 
+impl VoiceConfig {
+    /// Values that would load and then fail or misbehave on every request: a rate the encoders
+    /// and resampler refuse, a zero or negative speaking-rate scale (no audio), an espeak-ng voice
+    /// the phonemizer does not have.
+    pub fn check(&self) -> Result<(), String> {
+        let rate = self.audio.sample_rate;
+        if !(8_000..=192_000).contains(&rate) {
+            return Err(format!("audio.sample_rate {rate} is outside 8000..=192000"));
+        }
+        let i = &self.inference;
+        if !(i.length_scale.is_finite() && i.length_scale > 0.0) {
+            return Err(format!("inference.length_scale must be positive, got {}", i.length_scale));
+        }
+        if !(i.noise_scale.is_finite() && i.noise_scale >= 0.0 && i.noise_w.is_finite() && i.noise_w >= 0.0) {
+            return Err(format!(
+                "inference.noise_scale {} / noise_w {} must be non-negative",
+                i.noise_scale, i.noise_w
+            ));
+        }
+        crate::speech::espeak::phonemize("a", &self.espeak.voice)
+            .map_err(|e| format!("espeak.voice '{}': {e}", self.espeak.voice))?;
+        Ok(())
+    }
+}
+
 #[derive(Debug, Clone, Deserialize)]
 pub struct AudioConfig {
     pub sample_rate: u32,

@@ -80,6 +80,7 @@ impl PiperVoice {
         if config.num_speakers > 1 {
             return Err(layers::bad(&ck, "multi-speaker voices are not supported yet"));
         }
+        config.check().map_err(|e| layers::bad(&ck, &format!("config.json: {e}")))?;
         let encoder = encoder::TextEncoder::load(&ck)?;
         let duration = duration::DurationPredictor::load(&ck, encoder.hidden)?;
         let flow = flow::Flow::load(&ck)?;

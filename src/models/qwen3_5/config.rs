@@ -147,6 +147,8 @@ impl Qwen35Config {
             return Err(format!("rope type {:?} is not supported (default is)", rope.rope_type));
         }
         let partial = rope.partial_rotary_factor.or(t.partial_rotary_factor).unwrap_or(0.25);
+        let rope_theta = rope.rope_theta.or(t.rope_theta).unwrap_or(10000.0);
+        crate::models::check_text_numbers(t.max_position_embeddings, rope_theta, t.rms_norm_eps, t.vocab_size)?;
         Ok(Qwen35Config {
             hidden: t.hidden_size,
             intermediate: t.intermediate_size,
@@ -155,7 +157,7 @@ impl Qwen35Config {
             kv_heads: t.num_key_value_heads,
             head_dim,
             rotary_dim: ((head_dim as f64 * partial) as usize) & !1,
-            rope_theta: rope.rope_theta.or(t.rope_theta).unwrap_or(10000.0),
+            rope_theta,
             eps: t.rms_norm_eps as f32,
             vocab: t.vocab_size,
             max_pos: t.max_position_embeddings,
