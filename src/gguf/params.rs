@@ -83,28 +83,16 @@ impl GgufLlamaParams {
         if block_count == 0 {
             return Err(bad(k("block_count"), "must be > 0".into()));
         }
-        let context_length = md.get_usize(&k("context_length"))?;
-        if context_length == 0 {
-            return Err(bad(k("context_length"), "must be > 0".into()));
-        }
-        let rope_freq_base = md.opt_f32(&k("rope.freq_base"))?.unwrap_or(10000.0);
-        if !(rope_freq_base.is_finite() && rope_freq_base > 0.0) {
-            return Err(bad(k("rope.freq_base"), format!("{rope_freq_base} is not a positive number")));
-        }
-        let rms_eps = md.get_f32(&k("attention.layer_norm_rms_epsilon"))?;
-        if !(rms_eps.is_finite() && rms_eps >= 0.0) {
-            return Err(bad(k("attention.layer_norm_rms_epsilon"), format!("{rms_eps} is not a non-negative number")));
-        }
         Ok(GgufLlamaParams {
             block_count,
             embedding_length,
             feed_forward_length: md.get_usize(&k("feed_forward_length"))?,
             head_count,
             head_count_kv,
-            rope_freq_base,
+            rope_freq_base: md.opt_f32(&k("rope.freq_base"))?.unwrap_or(10000.0),
             rope_dimension_count: md.opt_usize(&k("rope.dimension_count"))?.unwrap_or(head_dim),
-            rms_eps,
-            context_length,
+            rms_eps: md.get_f32(&k("attention.layer_norm_rms_epsilon"))?,
+            context_length: md.get_usize(&k("context_length"))?,
             vocab_size,
             rope_scaling_type,
             rope_scaling_factor,

@@ -45,10 +45,14 @@ fn unpermute_rows_rejects_bad_shapes() {
 }
 
 fn qwen_like(arch: &str) -> Vec<u8> {
+    qwen_like_layers(arch, 28)
+}
+
+fn qwen_like_layers(arch: &str, layers: u32) -> Vec<u8> {
     let mut b = Builder::new();
     let k = |s: &str| format!("{arch}.{s}");
     b.kv_str("general.architecture", arch)
-        .kv_u32(&k("block_count"), 28)
+        .kv_u32(&k("block_count"), layers)
         .kv_u32(&k("context_length"), 40960)
         .kv_u32(&k("embedding_length"), 1024)
         .kv_u32(&k("feed_forward_length"), 3072)
@@ -102,4 +106,7 @@ fn params_errors() {
     let e = fixture().llama_params().unwrap_err();
     assert!(matches!(e, GgufError::MissingKey { .. }), "{e}");
     assert!(e.to_string().contains("llama."), "{e}");
+    // Zero layers loaded as a model that echoes its embeddings.
+    let e = GgufFile::from_bytes("q", qwen_like_layers("qwen3", 0)).unwrap().llama_params().unwrap_err();
+    assert!(e.to_string().contains("block_count"), "{e}");
 }

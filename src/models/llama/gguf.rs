@@ -51,6 +51,13 @@ impl GgufSource {
                 })
             }
         };
+        // The same range checks as a config.json's (context_length is max_position_embeddings,
+        // rope.freq_base rope_theta).
+        crate::models::check_text_numbers(p.context_length, p.rope_freq_base as f64, p.rms_eps as f64, p.vocab_size)
+            .map_err(|msg| ModelError::Config {
+                path: self.file.label().into(),
+                msg: format!("GGUF metadata: {msg}"),
+            })?;
         let head_dim = p.head_dim();
         Ok(LlamaConfig {
             family,
