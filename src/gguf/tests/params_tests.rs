@@ -110,3 +110,44 @@ fn params_errors() {
     let e = GgufFile::from_bytes("q", qwen_like_layers("qwen3", 0)).unwrap().llama_params().unwrap_err();
     assert!(e.to_string().contains("block_count"), "{e}");
 }
+
+/// Qwen3 metadata without rope scaling, with the three numbers `GgufSource::config` range-checks.
+fn qwen3_numbers(context: u32, freq_base: f32, eps: f32) -> Vec<u8> {
+    let mut b = Builder::new();
+    b.kv_str("general.architecture", "qwen3")
+        .kv_u32("qwen3.block_count", 2)
+        .kv_u32("qwen3.context_length", context)
+        .kv_u32("qwen3.embedding_length", 64)
+        .kv_u32("qwen3.feed_forward_length", 128)
+        .kv_u32("qwen3.attention.head_count", 4)
+        .kv_u32("qwen3.attention.head_count_kv", 2)
+        .kv_f32("qwen3.rope.freq_base", freq_base)
+        .kv_f32("qwen3.attention.layer_norm_rms_epsilon", eps)
+        .kv_str_array("tokenizer.ggml.tokens", &["a", "b", "c"]);
+    b.build()
+}
+
+/// GGUF files go through the same range checks as config.json (models::check_text_numbers):
+/// a context of 0, a rope base <= 0 or a negative epsilon fail the load, naming the GGUF key.
+#[test]
+fn gguf_config_refuses_out_of_range_numbers() {
+    use crate::models::llama::gguf::GgufSource;
+    let dir = std::env::temp_dir().join(format!("gerbil-gguf-range-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = |name: &str, bytes: Vec<u8>| {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        GgufSource::open(&path).map_err(|e| e.to_string()).and_then(|s| s.config().map_err(|e| e.to_string()))
+    };
+    assert!(config("ok.gguf", qwen3_numbers(4096, 1e6, 1e-6)).is_ok());
+    for (name, bytes, word) in [
+        ("ctx0.gguf", qwen3_numbers(0, 1e6, 1e-6), "max_position_embeddings"),
+        ("rope0.gguf", qwen3_numbers(4096, 0.0, 1e-6), "rope_theta"),
+        ("ropeneg.gguf", qwen3_numbers(4096, -1.0, 1e-6), "rope_theta"),
+        ("eps.gguf", qwen3_numbers(4096, 1e6, -1e-6), "eps"),
+    ] {
+        let e = config(name, bytes).expect_err(name);
+        assert!(e.contains("GGUF metadata") && e.contains(word), "{name}: {e}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
