@@ -29,8 +29,12 @@ pub enum Dim {
         heads: u32,
         per_row: bool,
     },
-    /// A decode layer kernel's grid (decode_layer.wgsl): at least `at_least` workgroups, and one per
-    /// head and split as `KvSplits` (one row) sizes them.
+    /// A decode layer kernel's grid (decode_layer.wgsl): `at_least` workgroups (its q / k / v and MLP
+    /// ones) and then one per head and split as `KvSplits` (one row) sizes them, so the attention
+    /// workgroups (the grid's last) are apart from the MLP ones and request their MLP weights
+    /// before the first barrier. Where both do not fit in `SPLIT_MAX_WORKGROUPS`, the attention
+    /// workgroups overlap the others (max of the two). SmolLM2 on the H200 (BENCHMARKS.md, session
+    /// 21): apart, 1361-1462 tok/s; overlapping, 1104-1273 in two modes run to run.
     LayerGrid {
         at_least: u32,
         log2: u32,
@@ -46,6 +50,16 @@ pub enum Dim {
 /// workgroups, measured 20 us a layer; capped to 14 splits, 126 workgroups, 14.5 us). wgpu does
 /// not report SM counts.
 pub const SPLIT_MAX_WORKGROUPS: u32 = 128;
+
+/// A decode layer grid of `others` q / k / v and MLP workgroups and `attn` attention ones: apart
+/// where they fit, else overlapping (`Dim::LayerGrid`).
+fn layer_grid(others: u32, attn: u32) -> u32 {
+    if others + attn <= SPLIT_MAX_WORKGROUPS {
+        others + attn
+    } else {
+        others.max(attn)
+    }
+}
 
 impl Dim {
     pub const TOKENS: Dim = Dim::Tokens { mul: 1, div: 1 };
@@ -67,14 +81,21 @@ impl Dim {
             }
             Dim::LayerGrid { at_least, log2, most, max_seq, heads } => {
                 let splits = Dim::KvSplits { log2, most, max_seq, heads, per_row: false }.resolve(1, kv_len);
-                at_least.max(heads * splits)
+                layer_grid(at_least, heads * splits)
             }
         }
     }
 
-    /// The largest size any step resolves to (for reports).
+    /// The largest size any step resolves to (for reports and the residency check). A layer grid
+    /// is not monotonic in the context (apart, then overlapping), so every split count is tried.
     pub fn most(self, n_tokens: u32) -> u32 {
-        self.resolve(n_tokens, u32::MAX)
+        match self {
+            Dim::LayerGrid { at_least, most, heads, .. } => {
+                let cap = most.min((SPLIT_MAX_WORKGROUPS / heads).max(1));
+                (1..=cap).map(|splits| layer_grid(at_least, heads * splits)).max().unwrap_or(at_least)
+            }
+            _ => self.resolve(n_tokens, u32::MAX),
+        }
     }
 }
 
@@ -445,4 +466,34 @@ fn conv_params(
     }
     let flags = if bias { params::conv::BIAS } else { 0 };
     Ok(params::ShortConvParams { dim: a.dim as u32, kernel: a.kernel as u32, flags, pad0: 0 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Dim;
+
+    /// SmolLM2's decode layer: 48 MLP workgroups, 9 heads, splits of 128 positions past 256, at most
+    /// 8. The attention workgroups come after the MLP ones at every context (48 + 9 x splits <= 128).
+    #[test]
+    fn layer_grid_keeps_attention_apart_where_it_fits() {
+        let g = Dim::LayerGrid { at_least: 48, log2: 7, most: 8, max_seq: 8192, heads: 9 };
+        assert_eq!(g.resolve(1, 100), 48 + 9);
+        assert_eq!(g.resolve(1, 300), 48 + 9 * 3);
+        assert_eq!(g.resolve(1, 8192), 48 + 9 * 8);
+        assert_eq!(g.most(1), 120);
+    }
+
+    /// 96 MLP workgroups and 16 heads: apart at one split (112), overlapping at 3 or more (contexts
+    /// past 256 split 3 ways at least), where the grid shrinks back to the larger of the two.
+    #[test]
+    fn layer_grid_overlaps_where_apart_does_not_fit() {
+        let g = Dim::LayerGrid { at_least: 96, log2: 7, most: 8, max_seq: 8192, heads: 16 };
+        assert_eq!(g.resolve(1, 100), 112);
+        assert_eq!(g.resolve(1, 300), 96);
+        assert_eq!(g.resolve(1, 500), 96);
+        assert_eq!(g.resolve(1, 8192), 128);
+        assert_eq!(g.most(1), 128);
+        let g = Dim::LayerGrid { at_least: 120, log2: 7, most: 2, max_seq: 8192, heads: 16 };
+        assert_eq!((g.resolve(1, 100), g.resolve(1, 8192), g.most(1)), (120, 120, 120));
+    }
 }

@@ -63,7 +63,8 @@ pub fn decode_layer(graph: &Graph, l: &DecodeLayer, max_tokens: usize, index: us
     let heads = s.n_heads as u32;
     let most = split_most(s);
     let split_cap = if most <= 1 { 1 } else { most.min((MAX_WORKGROUPS / heads).max(1)) };
-    let at_least = qkv_wgs.max(mlp_wgs).max(heads);
+    // The attention workgroups come after these where the grid allows (Dim::LayerGrid).
+    let at_least = qkv_wgs.max(mlp_wgs);
     if at_least.max(heads * split_cap) > MAX_WORKGROUPS {
         return Err(format!("a grid of {} workgroups (at most {MAX_WORKGROUPS})", at_least.max(heads * split_cap)));
     }
