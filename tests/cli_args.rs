@@ -26,3 +26,31 @@ fn arguments_that_leave_nothing_to_do_are_refused() {
         assert!(code == 1 && err.contains(says), "{args:?}: exit {code}, stderr: {err}");
     }
 }
+
+/// An empty GERBIL_MODELS / GERBIL_CORS_ORIGINS is refused with the variable named, before
+/// anything loads (it used to empty the model list / enable CORS for no origin). A server
+/// that starts instead is killed after 30 s and fails the test.
+#[test]
+fn empty_environment_lists_are_refused() {
+    for (var, says) in [("GERBIL_MODELS", "GERBIL_MODELS is empty"), ("GERBIL_CORS_ORIGINS", "CORS origin ''")] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gerbil"))
+            .args(["serve", "--listen", "127.0.0.1:0"])
+            .env(var, "")
+            .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("run gerbil");
+        let t0 = std::time::Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if t0.elapsed().as_secs() > 30 {
+                child.kill().unwrap();
+                panic!("{var}=\"\": gerbil serve started instead of refusing");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.code() == Some(1) && err.contains(says), "{var}: {:?} {err}", out.status);
+    }
+}
