@@ -27,6 +27,41 @@ fn arguments_that_leave_nothing_to_do_are_refused() {
     }
 }
 
+/// `gerbil transcribe` refuses what POST /v1/audio/transcriptions refuses, before loading the
+/// model: silence (Whisper "hears" words in it) and word timestamps outside verbose_json.
+#[test]
+fn transcribe_refuses_what_the_route_refuses() {
+    let dir = std::env::temp_dir().join(format!("gerbil-cli-args-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let silent = dir.join("silent.wav");
+    let mut wav = b"RIFF\x00\x00\x00\x00WAVEfmt \x10\x00\x00\x00\x01\x00\x01\x00\x80\x3e\x00\x00\x00\x7d\x00\x00\x02\x00\x10\x00data".to_vec();
+    wav.extend(32000u32.to_le_bytes());
+    wav.extend(vec![0u8; 32000]);
+    let riff = (wav.len() - 8) as u32;
+    wav[4..8].copy_from_slice(&riff.to_le_bytes());
+    std::fs::write(&silent, wav).unwrap();
+    let silent = silent.to_str().unwrap();
+    for (args, says) in [
+        (vec!["transcribe", "--model", "/nonexistent", silent], "silent (every sample is zero)"),
+        (vec!["transcribe", "--word-timestamps", silent], "--word-timestamps needs --format verbose_json"),
+    ] {
+        let (code, err) = gerbil(&args);
+        assert!(code == 1 && err.contains(says), "{args:?}: exit {code}, stderr: {err}");
+    }
+}
+
+/// Moonshine does not time words: the flag is refused, as the HTTP route refuses
+/// timestamp_granularities[]=word for it, instead of being ignored.
+#[test]
+fn word_timestamps_are_refused_for_moonshine() {
+    let assets = gerbil::config::test_assets_dir();
+    let (model, audio) = (assets.join("moonshine-base"), assets.join("audio/beckett.wav"));
+    assert!(model.exists() && audio.exists(), "run tools/fetch_test_assets.sh");
+    let args = ["transcribe", "--model", model.to_str().unwrap(), "--word-timestamps", "--format", "verbose_json"];
+    let (code, err) = gerbil(&[&args[..], &[audio.to_str().unwrap()]].concat());
+    assert!(code == 1 && err.contains("does not time words"), "exit {code}, stderr: {err}");
+}
+
 /// An empty GERBIL_MODELS / GERBIL_CORS_ORIGINS is refused with the variable named, before
 /// anything loads (it used to empty the model list / enable CORS for no origin). A server
 /// that starts instead is killed after 30 s and fails the test.
