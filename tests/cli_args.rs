@@ -89,3 +89,15 @@ fn empty_environment_lists_are_refused() {
         assert!(out.status.code() == Some(1) && err.contains(says), "{var}: {:?} {err}", out.status);
     }
 }
+
+/// `gerbil speak --out` takes its format from the extension; one it cannot encode is refused
+/// before the voice loads (it used to write WAV bytes whatever the name).
+#[test]
+fn speak_refuses_an_out_extension_it_cannot_encode() {
+    for (out, says) in
+        [("/tmp/gerbil-never.ogg", "'.ogg' is not an audio format"), ("/tmp/gerbil-never", "no extension")]
+    {
+        let (code, err) = gerbil(&["speak", "--out", out]);
+        assert!(code == 1 && err.contains(says), "{out}: exit {code}, stderr: {err}");
+    }
+}
