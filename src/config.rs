@@ -4,6 +4,8 @@
 //! `gerbil serve` layers: config/default.toml (compiled in) <- the file given
 //! with --config <- CLI flags / GERBIL_* variables.
 
+mod origin;
+
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -273,22 +275,50 @@ impl ModelSpec {
     }
 }
 
-/// `models` entries may be plain strings or tables.
+/// `models` entries may be plain strings or tables. Not `#[serde(untagged)]`: its error
+/// ("data did not match any variant") hides which entry and which field is wrong, so strings
+/// and tables are told apart by hand and a table's own error is kept, prefixed `models[i]`.
 fn models_list<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<ModelSpec>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Entry {
-        Source(String),
-        Full(ModelSpec),
+    use serde::de::{self, MapAccess, SeqAccess, Visitor};
+
+    struct Entry(ModelSpec);
+    impl<'de> Deserialize<'de> for Entry {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = Entry;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("a model source string or a table { source, name, format, group_size, max_slots }")
+                }
+                fn visit_str<E: de::Error>(self, s: &str) -> Result<Entry, E> {
+                    Ok(Entry(ModelSpec::from_source(s)))
+                }
+                fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Entry, A::Error> {
+                    ModelSpec::deserialize(de::value::MapAccessDeserializer::new(map)).map(Entry)
+                }
+            }
+            d.deserialize_any(V)
+        }
     }
-    let entries = Vec::<Entry>::deserialize(d)?;
-    Ok(entries
-        .into_iter()
-        .map(|e| match e {
-            Entry::Source(s) => ModelSpec::from_source(&s),
-            Entry::Full(m) => m,
-        })
-        .collect())
+
+    struct List;
+    impl<'de> Visitor<'de> for List {
+        type Value = Vec<ModelSpec>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a list of models")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut out = Vec::new();
+            loop {
+                match seq.next_element::<Entry>() {
+                    Ok(Some(Entry(m))) => out.push(m),
+                    Ok(None) => return Ok(out),
+                    Err(e) => return Err(de::Error::custom(format!("models[{}]: {e}", out.len()))),
+                }
+            }
+        }
+    }
+    d.deserialize_seq(List)
 }
 
 impl Limits {
@@ -313,7 +343,7 @@ impl ServeConfig {
             Some((text, path)) => Self::from_toml(&text, Some(path))?,
             None => Self::defaults()?,
         };
-        cfg.apply(args);
+        cfg.apply(args)?;
         cfg.hub = hub_options_from_env(false);
         cfg.validate()?;
         Ok(cfg)
@@ -336,16 +366,40 @@ impl ServeConfig {
         Ok(cfg)
     }
 
-    fn apply(&mut self, a: &ServeArgs) {
+    fn apply(&mut self, a: &ServeArgs) -> Result<(), ConfigError> {
         if let Some(v) = a.listen {
             self.listen = v;
         }
+        // An empty GERBIL_MODELS (or `--model ""`) is refused, not read as "no models": that
+        // silently dropped the config's models, and as "unset" it would load the default model
+        // the caller meant to avoid. Blank entries beside real ones (a trailing comma) are dropped.
         if !a.models.is_empty() {
-            self.models =
-                a.models.iter().filter(|s| !s.trim().is_empty()).map(|s| ModelSpec::from_source(s.trim())).collect();
+            let models: Vec<ModelSpec> =
+                a.models.iter().map(|s| s.trim()).filter(|s| !s.is_empty()).map(ModelSpec::from_source).collect();
+            if models.is_empty() {
+                return Err(ConfigError::Invalid(
+                    "--model / GERBIL_MODELS is empty: name a model, or unset GERBIL_MODELS to keep the \
+                     config's models (a server without LLMs sets `models = []` in a --config file)"
+                        .into(),
+                ));
+            }
+            self.models = models;
         }
         if !a.stt_models.is_empty() {
-            self.stt_models = a.stt_models.iter().map(|p| SttModelSpec { source: p.clone(), name: None }).collect();
+            let stt: Vec<SttModelSpec> = a
+                .stt_models
+                .iter()
+                .filter(|p| !p.as_os_str().to_string_lossy().trim().is_empty())
+                .map(|p| SttModelSpec { source: p.clone(), name: None })
+                .collect();
+            if stt.is_empty() {
+                return Err(ConfigError::Invalid(
+                    "--stt-model / GERBIL_STT_MODELS is empty: name a model folder, or unset \
+                     GERBIL_STT_MODELS to keep the config's stt_models"
+                        .into(),
+                ));
+            }
+            self.stt_models = stt;
         }
         if a.f32 {
             for m in &mut self.models {
@@ -372,6 +426,7 @@ impl ServeConfig {
         if let Some(v) = a.request_timeout_s {
             l.request_timeout_s = v;
         }
+        Ok(())
     }
 
     pub fn validate(&mut self) -> Result<(), ConfigError> {
@@ -379,6 +434,13 @@ impl ServeConfig {
         const MAX_QUEUE: usize = 1 << 20;
         if self.api_key.as_deref().is_some_and(|k| k.is_empty()) {
             self.api_key = None;
+        }
+        for o in &self.cors_origins {
+            origin::check(o).map_err(|why| {
+                ConfigError::Invalid(format!(
+                    "CORS origin '{o}' (--cors-origin / GERBIL_CORS_ORIGINS / cors_origins): {why}"
+                ))
+            })?;
         }
         let l = &self.limits;
         let positive = [
@@ -532,5 +594,59 @@ mod tests {
         assert!(err.to_string().contains("share the name 'whisper'"), "{err}");
         let args = ServeArgs { models: vec!["m".into()], stt_models: vec!["/z/m".into()], ..Default::default() };
         assert!(ServeConfig::load(&args).unwrap_err().to_string().contains("share the name 'm'"));
+    }
+
+    /// A typo in a `models` table names the entry and the field, not serde's "data did not
+    /// match any variant"; plain strings and correct tables still load side by side.
+    #[test]
+    fn model_entry_errors_name_the_entry_and_field() {
+        let dir = std::env::temp_dir().join(format!("gerbil-config-entry-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("c.toml");
+        let load = |text: &str| {
+            std::fs::write(&path, text).unwrap();
+            ServeConfig::load(&ServeArgs { config: Some(path.clone()), ..Default::default() })
+        };
+        let c = load("models = [\"a/b\", { source = \"c/d\", name = \"m\", max_slots = 2 }]\n").unwrap();
+        assert_eq!((c.models[0].id(), c.models[1].id(), c.models[1].max_slots), ("a/b", "m", Some(2)));
+        for (text, says) in [
+            ("models = [\"a/b\", { sorce = \"c/d\" }]", ["models[1]", "unknown field `sorce`"]),
+            ("models = [{ source = \"c/d\", format = \"int8\" }]", ["models[0]", "unknown variant `int8`"]),
+            ("models = [{ name = \"m\" }]", ["models[0]", "missing field `source`"]),
+            ("models = [\"a\", 3]", ["models[1]", "a model source string or a table"]),
+        ] {
+            let e = load(text).unwrap_err().to_string();
+            assert!(says.iter().all(|s| e.contains(s)), "{text}: {e}");
+            assert!(!e.contains("did not match any variant"), "{e}");
+        }
+    }
+
+    /// GERBIL_MODELS="" arrives as one empty value: refused, not an emptied list.
+    #[test]
+    fn empty_model_lists_from_flags_are_refused() {
+        for models in [vec!["".to_string()], vec![" ".into(), "".into()]] {
+            let e = ServeConfig::load(&ServeArgs { models, ..Default::default() }).unwrap_err().to_string();
+            assert!(e.contains("GERBIL_MODELS is empty"), "{e}");
+        }
+        let e = ServeConfig::load(&ServeArgs { stt_models: vec!["".into()], ..Default::default() }).unwrap_err();
+        assert!(e.to_string().contains("GERBIL_STT_MODELS is empty"), "{e}");
+        // A trailing comma beside a real entry is harmless.
+        let c = ServeConfig::load(&ServeArgs { models: vec!["a/b".into(), "".into()], ..Default::default() }).unwrap();
+        assert_eq!(c.models, vec![ModelSpec::from_source("a/b")]);
+    }
+
+    #[test]
+    fn cors_origins_that_never_match_are_refused_by_value() {
+        for bad in ["https://example.com/", "example.com", ""] {
+            let args =
+                ServeArgs { cors_origins: vec!["http://localhost:3000".into(), bad.into()], ..Default::default() };
+            let e = ServeConfig::load(&args).unwrap_err().to_string();
+            assert!(e.contains(&format!("CORS origin '{bad}'")) && e.contains("--cors-origin"), "{e}");
+        }
+        let ok = vec!["http://localhost:3000".into(), "*".into()];
+        assert_eq!(
+            ServeConfig::load(&ServeArgs { cors_origins: ok.clone(), ..Default::default() }).unwrap().cors_origins,
+            ok
+        );
     }
 }

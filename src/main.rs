@@ -23,7 +23,7 @@ enum Command {
     Transcribe(gerbil::cli::transcribe::TranscribeArgs),
     /// Serve the OpenAI-compatible HTTP API.
     Serve(gerbil::cli::serve::ServeArgs),
-    /// Synthesize speech with a Piper voice to a WAV file (or --bench: time to first audio, RTF).
+    /// Synthesize speech to an audio file, format by --out's extension (or --bench: time to first audio, RTF).
     Speak(gerbil::cli::speak::SpeakArgs),
 }
 

@@ -20,6 +20,9 @@ fn scratch_copy(name: &str, tag: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     for e in std::fs::read_dir(fixture(name)).unwrap() {
         let p = e.unwrap().path();
+        if p.is_dir() {
+            continue; // reference data (whisper/ref), not part of the model
+        }
         std::fs::copy(&p, dir.join(p.file_name().unwrap())).unwrap();
     }
     dir
@@ -161,4 +164,27 @@ fn tokenizer_larger_than_the_vocabulary_and_zero_context_are_refused() {
     let opts = LoadOptions { format: WeightFormat::F32, max_context: 0, ..Default::default() };
     let e = TextModel::load(&gpu(), &fixture("qwen3"), opts).err().expect("a context of 0 loads").to_string();
     assert!(e.contains("max_context"), "{e}");
+}
+
+/// A config.json with fewer layers than its checkpoint (another model's config) would run a
+/// truncated network; the load fails naming the first tensor of a layer it does not have.
+#[test]
+fn checkpoint_layers_past_the_config_are_refused() {
+    let dir = scratch_copy("qwen3", "layers");
+    let p = dir.join("config.json");
+    let mut c: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    c["num_hidden_layers"] = serde_json::json!(1);
+    c["layer_types"] = serde_json::json!(["full_attention"]);
+    std::fs::write(&p, c.to_string()).unwrap();
+    let e = load_err(&dir);
+    assert!(e.contains("'model.layers.1.") && e.contains("1 layer(s) under 'model.layers'"), "{e}");
+
+    // The speech families too: Whisper's decoder cut to one layer.
+    let dir = scratch_copy("whisper", "layers-whisper");
+    let p = dir.join("config.json");
+    let mut c: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    c["decoder_layers"] = serde_json::json!(1);
+    std::fs::write(&p, c.to_string()).unwrap();
+    let e = gerbil::models::whisper::Whisper::load(&gpu(), &dir).err().expect("loaded a cut decoder").to_string();
+    assert!(e.contains("'model.decoder.layers.1."), "{e}");
 }

@@ -25,6 +25,17 @@ pub enum AudioError {
     SampleRate(u32),
     #[error("resampling failed: {0}")]
     Resample(String),
+    #[error("the audio is silent (every sample is zero)")]
+    Silent,
+}
+
+/// Refuses digital silence before it reaches a speech model: Whisper "hears" words in it
+/// (" you"), so the HTTP route and `gerbil transcribe` both answer it with this error.
+pub fn check_not_silent(pcm: &[f32]) -> Result<(), AudioError> {
+    if pcm.iter().all(|s| *s == 0.0) {
+        return Err(AudioError::Silent);
+    }
+    Ok(())
 }
 
 /// Decodes an upload and converts it to 16 kHz mono.

@@ -6,5 +6,6 @@ pub mod dump_graph;
 pub mod profile;
 pub mod serve;
 pub mod speak;
+pub mod speak_out;
 pub mod speak_outetts;
 pub mod transcribe;

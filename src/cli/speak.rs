@@ -1,4 +1,5 @@
-//! `gerbil speak`: synthesize text with a Piper voice to a WAV file, or with `--bench`
+//! `gerbil speak`: synthesize text with a Piper voice to an audio file (wav, mp3, flac, opus or
+//! pcm, by `--out`'s extension; see speak_out.rs), or with `--bench`
 //! measure time to first audio and real-time factor on a 1-sentence and a 20-sentence input.
 //! With `--codec`, the voice is an OuteTTS backbone instead (see speak_outetts.rs).
 
@@ -7,7 +8,6 @@ use std::time::Instant;
 
 use anyhow::Context;
 
-use crate::audio::encode::{to_i16, wav_header};
 use crate::gpu::{Gpu, GpuOptions};
 use crate::models::piper::{PiperVoice, SynthParams};
 use crate::speech::{espeak, phonemes, sentences};
@@ -19,6 +19,7 @@ pub struct SpeakArgs {
     pub voice: String,
     #[arg(long, default_value = "Hello from gerbil. This voice runs on the GPU.")]
     pub text: String,
+    /// Output file; its extension picks the format: wav, mp3, flac, opus or pcm (raw s16le).
     #[arg(long, default_value = "speech.wav")]
     pub out: PathBuf,
     /// Speaking rate (0.25 - 4.0); divides the voice's length_scale.
@@ -62,8 +63,9 @@ pub fn run(args: SpeakArgs) -> anyhow::Result<()> {
     if !(0.25..=4.0).contains(&args.speed) {
         anyhow::bail!("--speed must be between 0.25 and 4.0");
     }
+    let format = super::speak_out::format_of(&args.out)?;
     if args.codec.is_some() {
-        return super::speak_outetts::run(args);
+        return super::speak_outetts::run(args, format);
     }
     let dir = crate::config::VoiceSpec::piper("", &args.voice).path();
     let gpu = Gpu::new(&GpuOptions::default())?;
@@ -91,10 +93,7 @@ pub fn run(args: SpeakArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     let r = speak(&voice, &args.text, p)?;
-    let mut bytes = wav_header(voice.sample_rate(), Some(r.samples.len() as u32)).to_vec();
-    for s in &r.samples {
-        bytes.extend(to_i16(*s).to_le_bytes());
-    }
+    let bytes = super::speak_out::encode(format, voice.sample_rate(), &r.samples)?;
     std::fs::write(&args.out, bytes).with_context(|| format!("writing {}", args.out.display()))?;
     eprintln!(
         "{}: {:.2} s of audio in {:.3} s (RTF {:.4}), first audio after {:.1} ms \

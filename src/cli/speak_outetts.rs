@@ -1,4 +1,4 @@
-//! `gerbil speak --codec <dac> --voice <backbone>`: OuteTTS 1.0 to a WAV file, or with `--bench`
+//! `gerbil speak --codec <dac> --voice <backbone>`: OuteTTS 1.0 to an audio file, or with `--bench`
 //! the backbone's code rate (tokens/s), the DAC's decode time, and the real-time factor, after a
 //! warm-up, plus the DAC alone on 10 s of random codes.
 
@@ -7,7 +7,7 @@ use std::time::Instant;
 use anyhow::Context;
 
 use super::speak::SpeakArgs;
-use crate::audio::encode::{to_i16, wav_header};
+use crate::audio::AudioFormat;
 use crate::engine::LoadOptions;
 use crate::gpu::{Gpu, GpuOptions};
 use crate::models::outetts::{CodeSampling, OuteTts};
@@ -18,7 +18,7 @@ use crate::weights::WeightFormat;
 const BENCH_TEXT: &str = "The quick brown fox jumps over the lazy dog. \
     A local inference server answers requests without sending data anywhere else.";
 
-pub fn run(args: SpeakArgs) -> anyhow::Result<()> {
+pub fn run(args: SpeakArgs, out_format: AudioFormat) -> anyhow::Result<()> {
     if args.speed != 1.0 {
         anyhow::bail!("--speed is not supported by OuteTTS voices");
     }
@@ -54,10 +54,7 @@ pub fn run(args: SpeakArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     let r = speak(&mut tts, &args.text, &sampling)?;
-    let mut bytes = wav_header(tts.sample_rate(), Some(r.samples.len() as u32)).to_vec();
-    for s in &r.samples {
-        bytes.extend(to_i16(*s).to_le_bytes());
-    }
+    let bytes = super::speak_out::encode(out_format, tts.sample_rate(), &r.samples)?;
     std::fs::write(&args.out, bytes).with_context(|| format!("writing {}", args.out.display()))?;
     report(&args.out.display().to_string(), &r, tts.sample_rate());
     Ok(())

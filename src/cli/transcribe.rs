@@ -56,11 +56,18 @@ pub struct TranscribeArgs {
 }
 
 pub fn run(args: TranscribeArgs) -> anyhow::Result<()> {
+    // As the HTTP route: words only where verbose_json has a place for them.
+    if args.word_timestamps && args.format != Format::VerboseJson {
+        anyhow::bail!("--word-timestamps needs --format verbose_json (the other formats have no place for words)");
+    }
     let dir = args.model.clone().unwrap_or_else(crate::config::default_stt_model_dir);
     let bytes = std::fs::read(&args.file).with_context(|| format!("reading {}", args.file.display()))?;
     let ext = args.file.extension().and_then(|e| e.to_str()).map(str::to_lowercase);
     let mut pcm =
         audio::load_16k(bytes, ext.as_deref()).with_context(|| format!("decoding {}", args.file.display()))?;
+    // Silence is refused as the HTTP route refuses it (Whisper "hears" words in it); before
+    // tiling, which would loop forever on a clip resampled to nothing.
+    audio::check_not_silent(&pcm).with_context(|| format!("{} has nothing to transcribe", args.file.display()))?;
     if let Some(secs) = args.tile_to {
         let want = (secs * audio::MODEL_RATE as f64) as usize;
         let clip = pcm.clone();
@@ -72,6 +79,9 @@ pub fn run(args: TranscribeArgs) -> anyhow::Result<()> {
     let t0 = Instant::now();
     let mut model = speech::load(&gpu, &dir).with_context(|| format!("loading {}", dir.display()))?;
     let load_s = t0.elapsed().as_secs_f64();
+    if args.word_timestamps && !model.word_timestamps() {
+        anyhow::bail!("--word-timestamps: {} does not time words (the Whisper models do)", dir.display());
+    }
     let opts = TranscribeOptions {
         language: args.language.clone(),
         prompt: args.prompt.clone(),

@@ -54,6 +54,7 @@ impl TextModel {
         check_options(&opts)?;
         let ck = Checkpoint::open(dir)?;
         let arch = load_text_arch(gpu, &dir.join("config.json"), &ck, opts.format)?;
+        ck.check_all_layers_read()?;
         let tokenizer =
             if dir.join("tokenizer.json").exists() { Some(TextTokenizer::from_dir(dir, arch.eos())?) } else { None };
         if let Some(t) = &tokenizer {

@@ -120,6 +120,7 @@ fn cors(origins: &[String]) -> Option<CorsLayer> {
     let allow = if origins.iter().any(|o| o == "*") {
         AllowOrigin::any()
     } else {
+        // ServeConfig::validate refused every origin that is not a valid header value.
         AllowOrigin::list(origins.iter().filter_map(|o| HeaderValue::from_str(o).ok()))
     };
     Some(

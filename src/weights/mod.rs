@@ -6,6 +6,7 @@ pub mod int4;
 pub mod pypi;
 pub mod random;
 pub mod safetensors;
+pub mod unread;
 pub mod upload;
 
 use std::path::{Path, PathBuf};
@@ -26,6 +27,11 @@ pub enum WeightError {
     NoWeights { dir: PathBuf },
     #[error("tensor '{name}' is missing from the checkpoint in {dir}")]
     Missing { name: String, dir: PathBuf },
+    #[error(
+        "tensor '{name}' in {dir} is in a layer the model does not have: the config describes {layers} \
+         layer(s) under '{list}' and the checkpoint has more (a config.json of another model?)"
+    )]
+    UnreadLayer { name: String, dir: PathBuf, list: String, layers: usize },
     #[error("tensor '{name}' in {path} has shape {got:?}, expected {want:?}")]
     Shape { name: String, path: PathBuf, want: Vec<usize>, got: Vec<usize> },
     #[error("tensor '{name}' in {path} has unsupported dtype {dtype} (f32, f16, bf16 are supported)")]

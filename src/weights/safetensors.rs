@@ -1,8 +1,9 @@
 //! Safetensors checkpoints, single-file or sharded (model.safetensors.index.json),
 //! memory-mapped; tensors come out as f32 whatever their stored dtype.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use memmap2::Mmap;
 use safetensors::tensor::{Dtype, Metadata};
@@ -22,6 +23,8 @@ pub struct Checkpoint {
     /// Tensor name -> shard index.
     index: HashMap<String, usize>,
     pub dir: PathBuf,
+    /// Names `f32` handed out, for `check_all_layers_read`.
+    read: Mutex<HashSet<String>>,
 }
 
 impl Checkpoint {
@@ -67,7 +70,7 @@ impl Checkpoint {
             }
             shards.push(Shard { path, map, header_len, meta });
         }
-        Ok(Checkpoint { shards, index, dir: dir.to_path_buf() })
+        Ok(Checkpoint { shards, index, dir: dir.to_path_buf(), read: Mutex::default() })
     }
 
     pub fn contains(&self, name: &str) -> bool {
@@ -88,6 +91,18 @@ impl Checkpoint {
         Ok((shard, info))
     }
 
+    /// Fails on a tensor in a layer past the last one read (a config with fewer layers than the
+    /// checkpoint); loaders call it once they have read their weights. See unread.rs.
+    pub fn check_all_layers_read(&self) -> Result<(), WeightError> {
+        let read = self.read.lock().unwrap_or_else(|e| e.into_inner());
+        match super::unread::first_unread_layer(self.names(), &read) {
+            Some((name, list, layers)) => {
+                Err(WeightError::UnreadLayer { name: name.into(), dir: self.dir.clone(), list: list.into(), layers })
+            }
+            None => Ok(()),
+        }
+    }
+
     /// A `__metadata__` entry of the first shard that has it.
     pub fn metadata(&self, key: &str) -> Option<String> {
         self.shards.iter().find_map(|s| s.meta.metadata().as_ref().and_then(|m| m.get(key).cloned()))
@@ -100,6 +115,7 @@ impl Checkpoint {
     /// The tensor as f32, checked against `shape`.
     pub fn f32(&self, name: &str, shape: &[usize]) -> Result<Vec<f32>, WeightError> {
         let (shard, info) = self.locate(name)?;
+        self.read.lock().unwrap_or_else(|e| e.into_inner()).insert(name.to_string());
         if info.shape != shape {
             return Err(WeightError::Shape {
                 name: name.into(),

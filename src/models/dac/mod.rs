@@ -64,6 +64,7 @@ impl Dac {
             codebooks.push(ck.f32(&name, &[config.codebook_size, config.codebook_dim])?);
         }
         let decoder = DacDecoder::load(gpu, &ck, &config)?;
+        ck.check_all_layers_read()?;
         Ok(Dac { config, codebooks, decoder })
     }
 

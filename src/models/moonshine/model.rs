@@ -62,7 +62,9 @@ impl Moonshine {
     pub fn load_with(gpu: &Arc<Gpu>, dir: &Path, int4: bool) -> Result<Moonshine, ModelError> {
         let cfg = MoonshineConfig::load(dir)?;
         let ckpt = Checkpoint::open(dir)?;
-        Self::from_source(gpu, cfg, &ckpt, int4)
+        let model = Self::from_source(gpu, cfg, &ckpt, int4)?;
+        ckpt.check_all_layers_read()?;
+        Ok(model)
     }
 
     pub fn from_source(

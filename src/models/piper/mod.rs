@@ -85,6 +85,7 @@ impl PiperVoice {
         let duration = duration::DurationPredictor::load(&ck, encoder.hidden)?;
         let flow = flow::Flow::load(&ck)?;
         let decoder = decoder::Decoder::load(gpu.clone(), &ck, &arch)?;
+        ck.check_all_layers_read()?;
         let gpu_flow = flow_gpu::GpuFlow::new(&gpu, &flow).filter(|f| 2 * f.half == decoder.c_in);
         let gpu_front = encoder_gpu::GpuTextEncoder::new(&gpu, &encoder)
             .filter(|e| e.stats_channels == flow.channels * 2)

@@ -35,7 +35,9 @@ impl Whisper {
     pub fn load(gpu: &Arc<Gpu>, dir: &Path) -> Result<Whisper, ModelError> {
         let cfg = WhisperConfig::load(dir)?;
         let ckpt = Checkpoint::open(dir)?;
-        Self::from_source(gpu, cfg, &ckpt)
+        let model = Self::from_source(gpu, cfg, &ckpt)?;
+        ckpt.check_all_layers_read()?;
+        Ok(model)
     }
 
     pub fn from_source(gpu: &Arc<Gpu>, cfg: WhisperConfig, src: &dyn TensorSource) -> Result<Whisper, ModelError> {

@@ -168,9 +168,7 @@ pub async fn handle(
         .await
         .map_err(|e| ApiError::Internal(format!("audio decoding task: {e}")))?
         .map_err(audio_error)?;
-    if pcm.iter().all(|s| *s == 0.0) {
-        return Err(ApiError::invalid("file", "the audio is silent (every sample is zero)"));
-    }
+    audio::check_not_silent(&pcm).map_err(|e| ApiError::invalid("file", e.to_string()))?;
     let opts = TranscribeOptions {
         language,
         prompt: form.prompt.filter(|p| !p.trim().is_empty()),
