@@ -432,8 +432,12 @@ impl ServeConfig {
     pub fn validate(&mut self) -> Result<(), ConfigError> {
         const MAX_REQUEST_TIMEOUT_S: u64 = 30 * 24 * 3600;
         const MAX_QUEUE: usize = 1 << 20;
-        if self.api_key.as_deref().is_some_and(|k| k.is_empty()) {
-            self.api_key = None;
+        // An empty key is refused rather than read as "no key": GERBIL_API_KEY="$KEY" with $KEY
+        // unset would otherwise serve without authentication, silently.
+        if self.api_key.as_deref().is_some_and(|k| k.trim().is_empty()) {
+            return Err(ConfigError::Invalid(
+                "the API key (--api-key / GERBIL_API_KEY / api_key) is empty: unset it to serve without a key".into(),
+            ));
         }
         for o in &self.cors_origins {
             origin::check(o).map_err(|why| {
@@ -648,5 +652,16 @@ mod tests {
             ServeConfig::load(&ServeArgs { cors_origins: ok.clone(), ..Default::default() }).unwrap().cors_origins,
             ok
         );
+    }
+
+    #[test]
+    fn an_empty_api_key_is_refused_not_dropped() {
+        for empty in ["", "  "] {
+            let args = ServeArgs { api_key: Some(empty.into()), ..Default::default() };
+            let e = ServeConfig::load(&args).unwrap_err().to_string();
+            assert!(e.contains("GERBIL_API_KEY") && e.contains("empty"), "{e}");
+        }
+        let args = ServeArgs { api_key: Some("k".into()), ..Default::default() };
+        assert_eq!(ServeConfig::load(&args).unwrap().api_key.as_deref(), Some("k"));
     }
 }
