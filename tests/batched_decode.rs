@@ -314,3 +314,64 @@ fn chained_greedy_steps_equal_single_sequence_generation() {
         assert_eq!(dec.len(slots[i]), prompts[i].len() + steps, "slot {} position", slots[i]);
     }
 }
+
+/// The server's lone request: single-sequence steps (the scratch session's one-token plan) chained like
+/// batched ones; then a second sequence joins (the first's rows move into its slot region and its latest
+/// outputs are parked), both decode as rows of batched steps, plain and chained; the second leaves and the
+/// first goes on alone, chained again. Every token equals `Session::generate`'s.
+#[test]
+fn single_sequence_steps_hand_over_to_batched_steps_and_back() {
+    let opts = LoadOptions { format: WeightFormat::Int4 { group: 32 }, max_context: 64, ..Default::default() };
+    let model = TextModel::load(&gpu(), &fixture("llama"), opts).unwrap();
+    let (pa, pb) = ([5u32, 9, 2], [17u32, 3, 3, 40, 8]);
+    let generate = |p: &[u32], n| Session::new(&model, SessionOptions::default()).unwrap().generate(p, n, |_| true).unwrap();
+    let (want_a, want_b) = (generate(&pa, 24), generate(&pb, 8));
+    let mut dec = BatchedDecoder::new(&model, 4).unwrap();
+    let (a, b) = (1usize, 3usize);
+    dec.prefill(a, &pa).unwrap();
+    let mut got_a = dec.greedy_tokens(&[a]).unwrap();
+    let alone = |dec: &mut BatchedDecoder, got: &mut Vec<u32>, chained: usize| {
+        dec.decode(&[(a, *got.last().unwrap())]).unwrap();
+        for _ in 0..chained {
+            got.extend(dec.decode_chained(&[a]).unwrap());
+        }
+        got.extend(dec.greedy_tokens(&[a]).unwrap());
+    };
+    alone(&mut dec, &mut got_a, 5);
+    assert_eq!(dec.len(a), pa.len() + 6);
+    // b joins: its prefill takes the scratch.
+    dec.prefill(b, &pb).unwrap();
+    let mut got_b = dec.greedy_tokens(&[b]).unwrap();
+    assert_eq!(dec.greedy_tokens(&[a]).unwrap(), [*got_a.last().unwrap()], "a's parked token");
+    let both = |got_a: &[u32], got_b: &[u32]| vec![(a, *got_a.last().unwrap()), (b, *got_b.last().unwrap())];
+    for _ in 0..2 {
+        dec.decode(&both(&got_a, &got_b)).unwrap();
+        let ids = dec.greedy_tokens(&[a, b]).unwrap();
+        got_a.push(ids[0]);
+        got_b.push(ids[1]);
+    }
+    dec.decode(&both(&got_a, &got_b)).unwrap();
+    for _ in 0..3 {
+        let ids = dec.decode_chained(&[a, b]).unwrap();
+        got_a.push(ids[0]);
+        got_b.push(ids[1]);
+    }
+    let ids = dec.greedy_tokens(&[a, b]).unwrap();
+    got_a.push(ids[0]);
+    got_b.push(ids[1]);
+    dec.release(b);
+    // a alone again: its rows come back from the region into the scratch.
+    alone(&mut dec, &mut got_a, 6);
+    assert_eq!(got_b, want_b[..got_b.len()], "b: tokens vs Session::generate");
+    assert_eq!(got_a, want_a[..got_a.len()], "a: tokens vs Session::generate");
+    assert_eq!((got_a.len(), dec.len(a)), (20, pa.len() + 19));
+    // Its logits after a single-sequence step are the session's.
+    let mut s = Session::new(&model, SessionOptions::default()).unwrap();
+    s.prefill(&pa).unwrap();
+    for &t in &got_a[..got_a.len() - 1] {
+        s.set_next_token(t);
+        s.decode_step().unwrap();
+    }
+    let d = max_diff(&dec.logits(a).unwrap(), &s.logits().unwrap());
+    assert!(d <= 1e-4, "logits after single-sequence steps differ by {d}");
+}

@@ -7,7 +7,8 @@
 //! residency check through the kernel's own pipeline (graph/residency.rs) must fail a grid no GPU
 //! holds at once, and, where the probe passes, pass the plan's own grid and leave the session
 //! decoding as the unfused plan does. A barrier that gives up a wait (marked from the CPU here) makes
-//! the session plan again without grid barriers and recompute the lost steps, on every adapter.
+//! the session plan again without grid barriers and recompute the lost steps, on every adapter; so
+//! must the batched decoder's single-sequence steps, which run the session's plan.
 //! One test in its own binary: a grid barrier on a CPU adapter shares the cores with whatever else runs.
 
 mod common;
@@ -16,7 +17,7 @@ use std::path::Path;
 
 use common::reference_fixture::{fixture_dir, fixture_with_config};
 use common::{gpu, greedy};
-use gerbil::engine::{LoadOptions, Session, SessionOptions, TextModel};
+use gerbil::engine::{BatchedDecoder, LoadOptions, Session, SessionOptions, TextModel};
 use gerbil::gpu::KernelId;
 use gerbil::graph::dispatch::Dim;
 use gerbil::passes::FusionConfig;
@@ -147,11 +148,56 @@ fn check_failure_fallback(works: bool) {
     }
 }
 
+/// The batched decoder decodes a lone sequence with the session's one-token plan: a barrier that
+/// gives up a wait there is found with the step's token by whichever read comes (a chained step, the
+/// greedy token, the logits), and the decoder plans again without grid barriers and computes the lost
+/// steps again: the tokens are the unfused plan's. Marked before the first step, and where grid
+/// barriers work also mid-generation.
+fn check_batched_failure_fallback(works: bool) {
+    let prompt = [1, 2, 3, 4, 5, 6, 7];
+    let unfused = load(&fixture_dir("qwen3"), 96, FusionConfig::none());
+    let want = Session::new(&unfused, SessionOptions::default()).unwrap().generate(&prompt, 16, |_| true).unwrap();
+    let forced = FusionConfig { decode_layer: true, grid_barrier_anywhere: true, ..FusionConfig::default() };
+    let model = load(&fixture_dir("qwen3"), 96, forced);
+    let gpu = gpu();
+    for read in ["chained", "greedy", "logits"] {
+        for at in if works { vec![0, 6] } else { vec![0] } {
+            let mut dec = BatchedDecoder::new(&model, 2).unwrap();
+            let word = dec.single_sequence_plan().barrier_failure_word().map(|(b, o)| (b.clone(), o));
+            let (buf, offset) = word.expect("grid barriers");
+            let mark = || gpu.queue.write_buffer(&buf, offset, &1u32.to_le_bytes());
+            dec.prefill(1, &prompt).unwrap();
+            let mut got = dec.greedy_tokens(&[1]).unwrap();
+            if at == 0 {
+                mark();
+            }
+            dec.decode(&[(1, got[0])]).unwrap();
+            while got.len() < want.len() {
+                if got.len() == at {
+                    mark();
+                }
+                let next = match read {
+                    "chained" => dec.decode_chained(&[1]).unwrap()[0],
+                    "greedy" => dec.greedy_tokens(&[1]).unwrap()[0],
+                    _ => gerbil::reference::argmax(&dec.logits(1).unwrap()),
+                };
+                got.push(next);
+                if read != "chained" && got.len() < want.len() {
+                    dec.decode(&[(1, next)]).unwrap();
+                }
+            }
+            assert!(dec.single_sequence_plan().barrier_failure_word().is_none(), "{read} at {at}: planned again");
+            assert_eq!(got, want, "{read}, marked at token {at}: the tokens of the unfused plan");
+        }
+    }
+}
+
 #[test]
 fn decode_layer_runs_where_the_probe_passes() {
     let works = gpu().grid_barriers_work();
     eprintln!("grid barrier probe on {}: {works}", gpu().caps.adapter_name);
     check_failure_fallback(works);
+    check_batched_failure_fallback(works);
     check_residency(works);
     if !works {
         let m = load(&fixture_dir("qwen3"), 96, FusionConfig { decode_layer: true, ..FusionConfig::default() });

@@ -19,8 +19,11 @@ pub struct BatchedResult {
     pub rows: usize,
     /// Steps submitted back to back (no readback between steps).
     pub aggregate_tokens_per_s: f64,
-    /// The server loop: every step's tokens read back (GPU argmax) and fed to the next step.
+    /// Every step's tokens read back (GPU argmax) and fed to the next step from the CPU.
     pub loop_tokens_per_s: f64,
+    /// The server's greedy loop: each step fed the previous step's argmax on the GPU and submitted
+    /// before that step's tokens are read (`decode_chained`).
+    pub chained_tokens_per_s: f64,
     /// Wall time of one step in the server loop.
     pub step_ms: f64,
     pub dispatches_per_step: usize,
@@ -86,14 +89,27 @@ pub fn run(
             next = dec.greedy_tokens(&slot_ids)?;
         }
         let looped = t0.elapsed().as_secs_f64();
+        dec.decode(&batch(&next))?;
+        let t0 = Instant::now();
+        for _ in 0..half {
+            dec.decode_chained(&slot_ids)?;
+        }
+        dec.greedy_tokens(&slot_ids)?;
+        let chained = t0.elapsed().as_secs_f64();
         out.push(BatchedResult {
             model: name.clone(),
             format: format!("{format:?}"),
             rows: m,
             aggregate_tokens_per_s: (m * half) as f64 / back_to_back,
             loop_tokens_per_s: (m * half) as f64 / looped,
+            chained_tokens_per_s: (m * half) as f64 / chained,
             step_ms: looped * 1e3 / half as f64,
-            dispatches_per_step: dec.decode_dispatches(),
+            // One row decodes in the one-token plan (`BatchedDecoder`'s single-sequence steps).
+            dispatches_per_step: if m == 1 {
+                dec.single_sequence_plan().dispatch_count()
+            } else {
+                dec.decode_dispatches()
+            },
             memory: MemoryFigures::default(),
         });
     }

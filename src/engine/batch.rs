@@ -5,6 +5,12 @@
 //! Prefill runs in a single-sequence `Session` (the scratch) whose cache has the same per-slot layout;
 //! the new KV rows are then copied into the slot's region (GPU-side buffer copies, in submission order),
 //! so prompts of any length use the chunked prefill kernels while decode steps stay batched.
+//!
+//! A step that decodes ONE sequence (the server with a single request) runs in the scratch session too:
+//! its one-token plan has every one-token fusion (decode_layer's one dispatch per layer among them),
+//! where the batched plan, built for rows, has several times the dispatches. The sequence's new KV rows
+//! then live in the scratch cache only; they are copied into the slot's region (`flush`) before any
+//! batched step or other slot's prefill uses the region or the scratch.
 
 use std::sync::Arc;
 
@@ -21,10 +27,23 @@ pub type Slot = usize;
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Last {
     None,
-    /// Copied into `prefill_logits[slot]` / `prefill_tokens[slot]` after the slot's prefill.
+    /// In `prefill_logits[slot]` / `prefill_tokens[slot]`: copied there after the slot's prefill, or
+    /// from the scratch when another slot took it after the slot's single-sequence steps.
     Prefill,
     /// Row `r` of the last batched step.
     Row(usize),
+    /// The scratch session's last decode step (a single-sequence step).
+    Solo,
+}
+
+/// A decode step whose sampled tokens are being copied into a staging buffer: which buffer, the
+/// step's submission, its rows, and whether the scratch plan's barrier failure word follows them.
+#[derive(Debug, Clone)]
+struct Staged {
+    buf: usize,
+    sub: wgpu::SubmissionIndex,
+    rows: usize,
+    barrier_word: bool,
 }
 
 pub struct BatchedDecoder {
@@ -47,10 +66,15 @@ pub struct BatchedDecoder {
     /// Two readback buffers the decode steps' sampled tokens are copied into, alternately, in the
     /// step's own submission: a chained step can run before the previous step's tokens are read.
     token_staging: [wgpu::Buffer; 2],
-    /// The staging buffer holding the last decode step's tokens, that step's submission and its rows.
-    staged: Option<(usize, wgpu::SubmissionIndex, usize)>,
+    /// The last decode step's staged tokens.
+    staged: Option<Staged>,
     /// The staging buffer the next step copies into (never the one `staged` names).
     staging_next: usize,
+    /// The slot whose positions [from, pos) only the scratch cache holds (single-sequence steps).
+    unflushed: Option<(Slot, usize)>,
+    /// The token the latest single-sequence step consumed: where a grid barrier of the scratch's plan
+    /// gives up a wait, that step is computed again from it.
+    solo_fed: u32,
 }
 
 fn buf(t: &DeviceTensor) -> &wgpu::Buffer {
@@ -109,9 +133,12 @@ impl BatchedDecoder {
             vocab,
             kv_heads,
             head_dim,
-            token_staging: [0, 1].map(|_| model.gpu.readback_buffer("token readback", (slots * 4) as u64)),
+            // A token per row; a single-sequence step's barrier failure word after its token.
+            token_staging: [0, 1].map(|_| model.gpu.readback_buffer("token readback", (slots.max(2) * 4) as u64)),
             staged: None,
             staging_next: 0,
+            unflushed: None,
+            solo_fed: 0,
         })
     }
 
@@ -130,6 +157,11 @@ impl BatchedDecoder {
 
     pub fn decode_dispatches(&self) -> usize {
         self.plan.dispatch_count()
+    }
+
+    /// The one-token plan that single-sequence steps run (the scratch session's decode plan).
+    pub fn single_sequence_plan(&self) -> &Plan {
+        self.scratch.decode_plan()
     }
 
     fn check_slot(&self, slot: Slot) -> Result<(), ModelError> {
@@ -180,6 +212,9 @@ impl BatchedDecoder {
 
     /// Makes the scratch session hold the slot's sequence so far.
     fn load_scratch(&mut self, slot: Slot) {
+        if self.unflushed.is_some_and(|(s, _)| s != slot) {
+            self.flush();
+        }
         let pos = self.pos[slot];
         let from = match self.scratch_holds {
             Some((s, n)) if s == slot && n <= pos => n,
@@ -200,14 +235,32 @@ impl BatchedDecoder {
         let end = self.scratch.pos;
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
         self.copy_kv(&mut enc, slot, start, end, true);
-        let (lbuf, loff) = self.scratch.last_logits_row();
-        let row = (self.vocab * 4) as u64;
-        enc.copy_buffer_to_buffer(lbuf, loff, &self.prefill_logits, slot as u64 * row, row);
-        enc.copy_buffer_to_buffer(buf(&self.scratch.io().next_token), 0, &self.prefill_tokens, slot as u64 * 4, 4);
+        self.park_scratch_outputs(&mut enc, slot);
         self.gpu.queue.submit([enc.finish()]);
         self.pos[slot] = end;
         self.last[slot] = Last::Prefill;
         self.scratch_holds = Some((slot, end));
+    }
+
+    /// Copies the scratch's last logits row and sampled token into the slot's parked outputs.
+    fn park_scratch_outputs(&self, enc: &mut wgpu::CommandEncoder, slot: Slot) {
+        let (lbuf, loff) = self.scratch.last_logits_row();
+        let row = (self.vocab * 4) as u64;
+        enc.copy_buffer_to_buffer(lbuf, loff, &self.prefill_logits, slot as u64 * row, row);
+        enc.copy_buffer_to_buffer(buf(&self.scratch.io().next_token), 0, &self.prefill_tokens, slot as u64 * 4, 4);
+    }
+
+    /// Hands the scratch back: the KV rows of single-sequence steps go into their slot's region, and
+    /// where such a step is the slot's latest, its outputs into the slot's parked outputs.
+    fn flush(&mut self) {
+        let Some((slot, from)) = self.unflushed.take() else { return };
+        let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+        self.copy_kv(&mut enc, slot, from, self.pos[slot], true);
+        if self.last[slot] == Last::Solo {
+            self.park_scratch_outputs(&mut enc, slot);
+            self.last[slot] = Last::Prefill;
+        }
+        self.gpu.queue.submit([enc.finish()]);
     }
 
     /// Appends `tokens` to the slot's sequence (an empty slot starts a new one). Submits work.
@@ -241,9 +294,14 @@ impl BatchedDecoder {
     /// One batched decode step: row r feeds `batch[r].1` to the sequence in slot `batch[r].0`. Slots must
     /// be distinct. Submits work.
     pub fn decode(&mut self, batch: &[(Slot, u32)]) -> Result<(), ModelError> {
+        if let [(slot, token)] = *batch {
+            self.check_slot(slot)?;
+            return self.solo_step(slot, Some(token));
+        }
         if batch.is_empty() {
             return Ok(());
         }
+        self.flush();
         self.write_rows(batch)?;
         let slots: Vec<Slot> = batch.iter().map(|b| b.0).collect();
         self.submit_step(&slots, false);
@@ -255,18 +313,119 @@ impl BatchedDecoder {
     /// read back; then reads them (waiting for the previous step only) and returns them. The caller
     /// streams them while this step runs.
     pub fn decode_chained(&mut self, slots: &[Slot]) -> Result<Vec<u32>, ModelError> {
+        if let [slot] = *slots {
+            if self.last.get(slot) == Some(&Last::Solo) && self.staged.is_some() {
+                return self.solo_chained(slot).map(|id| vec![id]);
+            }
+        }
         let chained = |r: usize, s: Slot| self.last.get(s) == Some(&Last::Row(r));
-        let Some((buf_i, after, n)) = self.staged.take() else {
+        let Some(prev) = self.staged.take() else {
             return Err(ModelError::Unsupported("a chained decode step needs a decode step before it".into()));
         };
-        if n != slots.len() || !slots.iter().enumerate().all(|(r, &s)| chained(r, s)) {
-            self.staged = Some((buf_i, after, n));
+        if prev.barrier_word || prev.rows != slots.len() || !slots.iter().enumerate().all(|(r, &s)| chained(r, s)) {
+            self.staged = Some(prev);
             return Err(ModelError::Unsupported("a chained decode step must repeat the previous step's rows".into()));
         }
         self.write_positions(slots)?;
+        self.flush();
         self.submit_step(slots, true);
-        let bytes = self.gpu.map_read_after(&self.token_staging[buf_i], (n * 4) as u64, after)?;
-        Ok(bytemuck::cast_slice(&bytes).to_vec())
+        Ok(self.read_staged(&prev)?.0)
+    }
+
+    /// The tokens a staged step sampled (waiting for that step only), and whether its barrier failure
+    /// word says a grid barrier gave up a wait.
+    fn read_staged(&self, s: &Staged) -> Result<(Vec<u32>, bool), ModelError> {
+        let words = s.rows + s.barrier_word as usize;
+        let bytes = self.gpu.map_read_after(&self.token_staging[s.buf], (words * 4) as u64, s.sub.clone())?;
+        let mut ids: Vec<u32> = bytemuck::cast_slice(&bytes).to_vec();
+        let failed = s.barrier_word && ids.pop().is_some_and(|w| w != 0);
+        Ok((ids, failed))
+    }
+
+    /// One single-sequence step of `slot` in the scratch session, fed `token` (None: the token the
+    /// slot's previous single-sequence step sampled, still on the GPU); the sampled token, and the
+    /// scratch plan's barrier failure word where it has one, copied into the next staging buffer.
+    fn solo_step(&mut self, slot: Slot, token: Option<u32>) -> Result<(), ModelError> {
+        self.room(slot, 1)?;
+        let pos = self.pos[slot];
+        debug_assert!(token.is_some() || (self.last[slot] == Last::Solo && self.scratch_holds == Some((slot, pos))));
+        self.load_scratch(slot);
+        if !self.unflushed.is_some_and(|(s, _)| s == slot) {
+            self.unflushed = Some((slot, pos));
+        }
+        if let Some(t) = token {
+            self.scratch.set_next_token(t);
+            self.solo_fed = t;
+        }
+        let next = self.staging_next;
+        let staging = self.token_staging[next].clone();
+        let sampled = buf(&self.scratch.io().next_token).clone();
+        let word = self.scratch.barrier_failure_word().map(|(b, o)| (b.clone(), o));
+        let sub = self.scratch.decode_step_between(
+            |_| {},
+            |enc| {
+                enc.copy_buffer_to_buffer(&sampled, 0, &staging, 0, 4);
+                if let Some((b, o)) = &word {
+                    enc.copy_buffer_to_buffer(b, *o, &staging, 4, 4);
+                }
+            },
+        )?;
+        self.staging_next ^= 1;
+        self.staged = Some(Staged { buf: next, sub, rows: 1, barrier_word: word.is_some() });
+        self.pos[slot] = pos + 1;
+        self.last[slot] = Last::Solo;
+        self.scratch_holds = Some((slot, pos + 1));
+        Ok(())
+    }
+
+    /// `decode_chained` for one slot whose last step was a single-sequence step.
+    fn solo_chained(&mut self, slot: Slot) -> Result<u32, ModelError> {
+        let prev = self.staged.take().expect("checked by the caller");
+        if let Err(e) = self.solo_step(slot, None) {
+            self.staged = Some(prev);
+            return Err(e);
+        }
+        let (ids, failed) = self.read_staged(&prev)?;
+        if failed {
+            // Both the step read and the one just submitted (fed its token) are wrong.
+            return self.solo_recompute(slot, 2);
+        }
+        self.solo_fed = ids[0];
+        Ok(ids[0])
+    }
+
+    /// The token of the slot's latest single-sequence step (blocking), computed again where a grid
+    /// barrier gave up a wait.
+    fn solo_token(&mut self, slot: Slot) -> Result<u32, ModelError> {
+        let s = self.staged.clone().expect("a single-sequence step is staged while it is a slot's latest");
+        let (ids, failed) = self.read_staged(&s)?;
+        if failed {
+            return self.solo_recompute(slot, 1);
+        }
+        Ok(ids[0])
+    }
+
+    /// A grid barrier of the scratch's decode plan gave up a wait, so the single-sequence steps from
+    /// the one fed `solo_fed` on computed wrong numbers. Plans without grid barriers (as
+    /// `Session::generate` does), goes `back` steps back (dense caches: the rows are simply written
+    /// again), computes that step again from `solo_fed` and reads its token; where `back` is 2 the step
+    /// after it is submitted again, chained, as before.
+    fn solo_recompute(&mut self, slot: Slot, back: usize) -> Result<u32, ModelError> {
+        if !self.scratch.grid_barrier_failed() && self.scratch.barrier_failure_word().is_some() {
+            return Err(ModelError::GridBarrierTimeout);
+        }
+        let pos = self.pos[slot] - back;
+        self.pos[slot] = pos;
+        self.scratch.pos = pos;
+        self.scratch_holds = Some((slot, pos));
+        self.solo_step(slot, Some(self.solo_fed))?;
+        let s = self.staged.clone().expect("just staged");
+        let id = self.read_staged(&s)?.0[0];
+        if back == 2 {
+            self.solo_step(slot, None)?;
+            self.solo_fed = id;
+        }
+        Ok(id)
     }
 
     /// Submits one decode step over `slots` (rows in order) whose token and row inputs are written
@@ -279,7 +438,7 @@ impl BatchedDecoder {
         let (tokens_out, tokens_in) = (buf(&self.io.next_token), buf(&self.io.tokens_in));
         let staging = &self.token_staging[next];
         let bytes = (n * 4) as u64;
-        let sub = self.plan.run_between(
+        let submission = self.plan.run_between(
             n,
             0,
             |enc| {
@@ -289,7 +448,7 @@ impl BatchedDecoder {
             },
             |enc| enc.copy_buffer_to_buffer(tokens_out, 0, staging, 0, bytes),
         );
-        self.staged = Some((next, sub, n));
+        self.staged = Some(Staged { buf: next, sub: submission, rows: n, barrier_word: false });
         for (r, &slot) in slots.iter().enumerate() {
             self.pos[slot] += 1;
             self.last[slot] = Last::Row(r);
@@ -342,11 +501,16 @@ impl BatchedDecoder {
     }
 
     /// The logits ([vocab]) after the slot's last step (blocking readback of one row).
-    pub fn logits(&self, slot: Slot) -> Result<Vec<f32>, ModelError> {
+    pub fn logits(&mut self, slot: Slot) -> Result<Vec<f32>, ModelError> {
         self.check_slot(slot)?;
         let row = (self.vocab * 4) as u64;
         let bytes = match self.last[slot] {
             Last::None => return Err(Self::no_step(slot)),
+            Last::Solo => {
+                // Checks the step's barrier word (computing it again where needed) first.
+                self.solo_token(slot)?;
+                return self.scratch.logits();
+            }
             Last::Prefill => self.gpu.read_bytes_at(&self.prefill_logits, slot as u64 * row, row)?,
             Last::Row(r) => self.gpu.read_bytes_at(self.plan.buffer(self.logits), r as u64 * row, row)?,
         };
@@ -354,13 +518,14 @@ impl BatchedDecoder {
     }
 
     /// The GPU argmax of each slot's latest logits (one small readback per source buffer).
-    pub fn greedy_tokens(&self, slots: &[Slot]) -> Result<Vec<u32>, ModelError> {
+    pub fn greedy_tokens(&mut self, slots: &[Slot]) -> Result<Vec<u32>, ModelError> {
         for &s in slots {
             self.check_slot(s)?;
             if self.last[s] == Last::None {
                 return Err(Self::no_step(s));
             }
         }
+        let solo = slots.iter().find(|&&s| self.last[s] == Last::Solo).map(|&s| self.solo_token(s)).transpose()?;
         let rows = slots.iter().filter_map(|&s| if let Last::Row(r) = self.last[s] { Some(r + 1) } else { None });
         let decoded = match rows.max() {
             Some(n) => self.gpu.read_u32(buf(&self.io.next_token), n)?,
@@ -375,6 +540,7 @@ impl BatchedDecoder {
             .iter()
             .map(|&s| match self.last[s] {
                 Last::Row(r) => decoded[r],
+                Last::Solo => solo.expect("read above"),
                 _ => prefilled[s],
             })
             .collect())
@@ -385,6 +551,9 @@ impl BatchedDecoder {
         if slot < self.pos.len() {
             self.pos[slot] = 0;
             self.last[slot] = Last::None;
+            if self.unflushed.is_some_and(|(s, _)| s == slot) {
+                self.unflushed = None;
+            }
             if self.scratch_holds.is_some_and(|(s, _)| s == slot) {
                 self.scratch_holds = None;
             }

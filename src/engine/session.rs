@@ -321,13 +321,36 @@ impl Session {
 
     /// One decode step: consumes the GPU-resident token, samples the next.
     pub fn decode_step(&mut self) -> Result<(), ModelError> {
+        self.decode_step_between(|_| {}, |_| {}).map(|_| ())
+    }
+
+    /// One decode step like `decode_step`, with `before` and `after` recorded around its pass in
+    /// the same submission (the batched decoder's single-sequence steps: its token copied in, the
+    /// sampled one copied out).
+    pub fn decode_step_between(
+        &mut self,
+        before: impl FnOnce(&mut wgpu::CommandEncoder),
+        after: impl FnOnce(&mut wgpu::CommandEncoder),
+    ) -> Result<wgpu::SubmissionIndex, ModelError> {
         self.ensure_room(1)?;
-        self.decode.run(1, self.pos);
+        let sub = self.decode.run_between(1, self.pos, before, after);
         self.pos += 1;
         self.last_rows = 1;
         self.last_was_prefill = false;
         self.last_all = false;
-        Ok(())
+        Ok(sub)
+    }
+
+    /// The decode plan's barrier failure word (buffer, byte offset), where it has grid barriers:
+    /// for callers that read it in their own readback.
+    pub fn barrier_failure_word(&self) -> Option<(&wgpu::Buffer, u64)> {
+        self.decode.barrier_failure_word()
+    }
+
+    /// A caller read a non-zero barrier failure word: decode without grid barriers from now on
+    /// (the steps since the last check computed wrong numbers). False where that is not possible.
+    pub fn grid_barrier_failed(&mut self) -> bool {
+        self.replan_without_grid_barriers()
     }
 
     /// The token sampled by the last step (blocking readback). Where the decode plan has grid
