@@ -47,11 +47,18 @@ fn transcribe_refuses_what_the_route_refuses() {
     ] {
         let (code, err) = gerbil(&args);
         assert!(code == 1 && err.contains(says), "{args:?}: exit {code}, stderr: {err}");
+    }    // Argument errors (clap's exit code 2): a run count of 0 timed nothing, a temperature the route refuses.
+    for (args, says) in [
+        (vec!["transcribe", "--runs", "0", silent], "--runs"),
+        (vec!["transcribe", "--temperature", "1.5", silent], "between 0 and 1"),
+    ] {
+        let (code, err) = gerbil(&args);
+        assert!(code == 2 && err.contains(says), "{args:?}: exit {code}, stderr: {err}");
     }
 }
 
-/// Moonshine does not time words: the flag is refused, as the HTTP route refuses
-/// timestamp_granularities[]=word for it, instead of being ignored.
+/// Moonshine does not time words and knows English only: the flag and another language are
+/// refused, as the HTTP route refuses them, instead of being ignored.
 #[test]
 fn word_timestamps_are_refused_for_moonshine() {
     let assets = gerbil::config::test_assets_dir();
@@ -59,7 +66,10 @@ fn word_timestamps_are_refused_for_moonshine() {
     assert!(model.exists() && audio.exists(), "run tools/fetch_test_assets.sh");
     let args = ["transcribe", "--model", model.to_str().unwrap(), "--word-timestamps", "--format", "verbose_json"];
     let (code, err) = gerbil(&[&args[..], &[audio.to_str().unwrap()]].concat());
-    assert!(code == 1 && err.contains("does not time words"), "exit {code}, stderr: {err}");
+    assert!(code == 1 && err.contains("does not time words"), "exit {code}, stderr: {err}");    // A language it does not know is refused too (it used to be ignored).
+    let args = ["transcribe", "--model", model.to_str().unwrap(), "--language", "fr", audio.to_str().unwrap()];
+    let (code, err) = gerbil(&args);
+    assert!(code == 1 && err.contains("'fr' is not supported"), "exit {code}, stderr: {err}");
 }
 
 /// An empty GERBIL_MODELS / GERBIL_CORS_ORIGINS is refused with the variable named, before

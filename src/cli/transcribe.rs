@@ -36,8 +36,8 @@ pub struct TranscribeArgs {
     /// Initial prompt (spelling, style).
     #[arg(long)]
     pub prompt: Option<String>,
-    /// 0: greedy with fallback; > 0: sampling.
-    #[arg(long, default_value_t = 0.0)]
+    /// 0: greedy with fallback; > 0: sampling (at most 1, as the HTTP route).
+    #[arg(long, default_value_t = 0.0, value_parser = temperature)]
     pub temperature: f32,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -51,8 +51,16 @@ pub struct TranscribeArgs {
     #[arg(long)]
     pub word_timestamps: bool,
     /// Runs (with --bench: the first warms up, the rest are timed).
-    #[arg(long, default_value_t = 1)]
-    pub runs: usize,
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub runs: u32,
+}
+
+/// `--temperature`: a number in [0, 1], as the HTTP route takes.
+fn temperature(s: &str) -> Result<f32, String> {
+    match s.trim().parse::<f32>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
+        _ => Err(format!("must be a number between 0 and 1, got '{s}'")),
+    }
 }
 
 pub fn run(args: TranscribeArgs) -> anyhow::Result<()> {
@@ -79,11 +87,19 @@ pub fn run(args: TranscribeArgs) -> anyhow::Result<()> {
     let t0 = Instant::now();
     let mut model = speech::load(&gpu, &dir).with_context(|| format!("loading {}", dir.display()))?;
     let load_s = t0.elapsed().as_secs_f64();
+    // As the HTTP route: a language the model does not know is refused, not silently ignored.
+    let language = args.language.as_deref().map(|l| l.trim().to_lowercase());
+    if let Some(l) = &language {
+        let known = model.languages();
+        if !known.iter().any(|x| x == l) {
+            anyhow::bail!("--language '{l}' is not supported by {} (supported: {})", dir.display(), known.join(", "));
+        }
+    }
     if args.word_timestamps && !model.word_timestamps() {
         anyhow::bail!("--word-timestamps: {} does not time words (the Whisper models do)", dir.display());
     }
     let opts = TranscribeOptions {
-        language: args.language.clone(),
+        language,
         prompt: args.prompt.clone(),
         temperature: args.temperature,
         seed: None,
@@ -92,7 +108,7 @@ pub fn run(args: TranscribeArgs) -> anyhow::Result<()> {
     let audio_s = pcm.len() as f64 / audio::MODEL_RATE as f64;
     let mut times = Vec::new();
     let mut result = None;
-    for _ in 0..args.runs.max(1) {
+    for _ in 0..args.runs {
         let t = Instant::now();
         result = Some(model.transcribe(&pcm, &opts, &mut |_| std::ops::ControlFlow::Continue(()))?);
         times.push(t.elapsed().as_secs_f64());
