@@ -324,7 +324,8 @@ fn single_sequence_steps_hand_over_to_batched_steps_and_back() {
     let opts = LoadOptions { format: WeightFormat::Int4 { group: 32 }, max_context: 64, ..Default::default() };
     let model = TextModel::load(&gpu(), &fixture("llama"), opts).unwrap();
     let (pa, pb) = ([5u32, 9, 2], [17u32, 3, 3, 40, 8]);
-    let generate = |p: &[u32], n| Session::new(&model, SessionOptions::default()).unwrap().generate(p, n, |_| true).unwrap();
+    let generate =
+        |p: &[u32], n| Session::new(&model, SessionOptions::default()).unwrap().generate(p, n, |_| true).unwrap();
     let (want_a, want_b) = (generate(&pa, 24), generate(&pb, 8));
     let mut dec = BatchedDecoder::new(&model, 4).unwrap();
     let (a, b) = (1usize, 3usize);

@@ -47,7 +47,7 @@ fn transcribe_refuses_what_the_route_refuses() {
     ] {
         let (code, err) = gerbil(&args);
         assert!(code == 1 && err.contains(says), "{args:?}: exit {code}, stderr: {err}");
-    }    // Argument errors (clap's exit code 2): a run count of 0 timed nothing, a temperature the route refuses.
+    } // Argument errors (clap's exit code 2): a run count of 0 timed nothing, a temperature the route refuses.
     for (args, says) in [
         (vec!["transcribe", "--runs", "0", silent], "--runs"),
         (vec!["transcribe", "--temperature", "1.5", silent], "between 0 and 1"),
@@ -66,7 +66,7 @@ fn word_timestamps_are_refused_for_moonshine() {
     assert!(model.exists() && audio.exists(), "run tools/fetch_test_assets.sh");
     let args = ["transcribe", "--model", model.to_str().unwrap(), "--word-timestamps", "--format", "verbose_json"];
     let (code, err) = gerbil(&[&args[..], &[audio.to_str().unwrap()]].concat());
-    assert!(code == 1 && err.contains("does not time words"), "exit {code}, stderr: {err}");    // A language it does not know is refused too (it used to be ignored).
+    assert!(code == 1 && err.contains("does not time words"), "exit {code}, stderr: {err}"); // A language it does not know is refused too (it used to be ignored).
     let args = ["transcribe", "--model", model.to_str().unwrap(), "--language", "fr", audio.to_str().unwrap()];
     let (code, err) = gerbil(&args);
     assert!(code == 1 && err.contains("'fr' is not supported"), "exit {code}, stderr: {err}");

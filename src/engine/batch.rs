@@ -350,7 +350,7 @@ impl BatchedDecoder {
         let pos = self.pos[slot];
         debug_assert!(token.is_some() || (self.last[slot] == Last::Solo && self.scratch_holds == Some((slot, pos))));
         self.load_scratch(slot);
-        if !self.unflushed.is_some_and(|(s, _)| s == slot) {
+        if self.unflushed.is_none_or(|(s, _)| s != slot) {
             self.unflushed = Some((slot, pos));
         }
         if let Some(t) = token {
