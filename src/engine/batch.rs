@@ -507,9 +507,11 @@ impl BatchedDecoder {
         let bytes = match self.last[slot] {
             Last::None => return Err(Self::no_step(slot)),
             Last::Solo => {
-                // Checks the step's barrier word (computing it again where needed) first.
+                // The step's barrier word came with its token (the step is computed again where a
+                // barrier gave up); the word read now could only speak of later steps.
                 self.solo_token(slot)?;
-                return self.scratch.logits();
+                let (lbuf, loff) = self.scratch.last_logits_row();
+                self.gpu.read_bytes_at(lbuf, loff, row)?
             }
             Last::Prefill => self.gpu.read_bytes_at(&self.prefill_logits, slot as u64 * row, row)?,
             Last::Row(r) => self.gpu.read_bytes_at(self.plan.buffer(self.logits), r as u64 * row, row)?,
