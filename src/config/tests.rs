@@ -1,0 +1,127 @@
+//! Layering and validation of `gerbil serve` settings.
+
+use super::*;
+
+#[test]
+fn defaults_parse() {
+    let c = ServeConfig::defaults().unwrap();
+    assert_eq!(c.listen.to_string(), "127.0.0.1:8080");
+    assert_eq!(c.models[0].id(), "HuggingFaceTB/SmolLM2-135M-Instruct");
+    assert!(c.cors_origins.is_empty() && c.api_key.is_none());
+}
+
+#[test]
+fn speech_only_is_valid_and_nothing_is_not() {
+    let dir = std::env::temp_dir().join(format!("gerbil-config-speech-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("c.toml");
+    std::fs::write(&path, "models = []\n[[voices]]\nname = \"joe\"\ndir = \"/voices/joe\"\n").unwrap();
+    let c = ServeConfig::load(&ServeArgs { config: Some(path.clone()), ..Default::default() }).unwrap();
+    assert!(c.models.is_empty() && c.voices.len() == 1);
+    std::fs::write(&path, "models = []\nvoices = []\n").unwrap();
+    let e = ServeConfig::load(&ServeArgs { config: Some(path), ..Default::default() }).unwrap_err();
+    assert!(e.to_string().contains("no models to serve"), "{e}");
+}
+
+#[test]
+fn file_then_flags() {
+    let dir = std::env::temp_dir().join(format!("gerbil-config-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("c.toml");
+    std::fs::write(&path, "models = [{ source = \"a/b\", name = \"m\", format = \"f32\" }]\n[limits]\nmax_slots = 3\n")
+        .unwrap();
+    let args = ServeArgs { config: Some(path.clone()), max_queue: Some(5), ..Default::default() };
+    let c = ServeConfig::load(&args).unwrap();
+    assert_eq!((c.limits.max_slots, c.limits.max_queue, c.limits.max_tokens), (3, 5, 2048));
+    assert_eq!(c.models[0].id(), "m");
+    assert_eq!(c.models[0].weight_format(), WeightFormat::F32);
+    let args = ServeArgs { config: Some(path), models: vec!["x/y".into()], ..Default::default() };
+    assert_eq!(ServeConfig::load(&args).unwrap().models, vec![ModelSpec::from_source("x/y")]);
+}
+
+#[test]
+fn typos_and_zero_limits_are_refused() {
+    let dir = std::env::temp_dir().join(format!("gerbil-config-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("c.toml");
+    std::fs::write(&path, "[limits]\nmax_slot = 3\n").unwrap();
+    let err = ServeConfig::load(&ServeArgs { config: Some(path), ..Default::default() }).unwrap_err();
+    assert!(err.to_string().contains("max_slot"), "{err}");
+    let err = ServeConfig::load(&ServeArgs { max_slots: Some(0), ..Default::default() }).unwrap_err();
+    assert!(err.to_string().contains("max_slots"), "{err}");
+    // Huge values would overflow a deadline or a semaphore: refused at start-up.
+    let err = ServeConfig::load(&ServeArgs { request_timeout_s: Some(u64::MAX), ..Default::default() }).unwrap_err();
+    assert!(err.to_string().contains("request_timeout_s"), "{err}");
+    let err = ServeConfig::load(&ServeArgs { max_queue: Some(usize::MAX), ..Default::default() }).unwrap_err();
+    assert!(err.to_string().contains("max_queue"), "{err}");
+    // Two transcription models with one folder name, or one named like an LLM.
+    let stt = vec!["/x/a/whisper".into(), "/y/b/whisper".into()];
+    let err = ServeConfig::load(&ServeArgs { stt_models: stt, ..Default::default() }).unwrap_err();
+    assert!(err.to_string().contains("share the name 'whisper'"), "{err}");
+    let args = ServeArgs { models: vec!["m".into()], stt_models: vec!["/z/m".into()], ..Default::default() };
+    assert!(ServeConfig::load(&args).unwrap_err().to_string().contains("share the name 'm'"));
+}
+
+/// A typo in a `models` table names the entry and the field, not serde's "data did not
+/// match any variant"; plain strings and correct tables still load side by side.
+#[test]
+fn model_entry_errors_name_the_entry_and_field() {
+    let dir = std::env::temp_dir().join(format!("gerbil-config-entry-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("c.toml");
+    let load = |text: &str| {
+        std::fs::write(&path, text).unwrap();
+        ServeConfig::load(&ServeArgs { config: Some(path.clone()), ..Default::default() })
+    };
+    let c = load("models = [\"a/b\", { source = \"c/d\", name = \"m\", max_slots = 2 }]\n").unwrap();
+    assert_eq!((c.models[0].id(), c.models[1].id(), c.models[1].max_slots), ("a/b", "m", Some(2)));
+    for (text, says) in [
+        ("models = [\"a/b\", { sorce = \"c/d\" }]", ["models[1]", "unknown field `sorce`"]),
+        ("models = [{ source = \"c/d\", format = \"int8\" }]", ["models[0]", "unknown variant `int8`"]),
+        ("models = [{ name = \"m\" }]", ["models[0]", "missing field `source`"]),
+        ("models = [\"a\", 3]", ["models[1]", "a model source string or a table"]),
+    ] {
+        let e = load(text).unwrap_err().to_string();
+        assert!(says.iter().all(|s| e.contains(s)), "{text}: {e}");
+        assert!(!e.contains("did not match any variant"), "{e}");
+    }
+}
+
+/// GERBIL_MODELS="" arrives as one empty value: refused, not an emptied list.
+#[test]
+fn empty_model_lists_from_flags_are_refused() {
+    for models in [vec!["".to_string()], vec![" ".into(), "".into()]] {
+        let e = ServeConfig::load(&ServeArgs { models, ..Default::default() }).unwrap_err().to_string();
+        assert!(e.contains("GERBIL_MODELS is empty"), "{e}");
+    }
+    let e = ServeConfig::load(&ServeArgs { stt_models: vec!["".into()], ..Default::default() }).unwrap_err();
+    assert!(e.to_string().contains("GERBIL_STT_MODELS is empty"), "{e}");
+    // A trailing comma beside a real entry is harmless.
+    let c = ServeConfig::load(&ServeArgs { models: vec!["a/b".into(), "".into()], ..Default::default() }).unwrap();
+    assert_eq!(c.models, vec![ModelSpec::from_source("a/b")]);
+}
+
+#[test]
+fn cors_origins_that_never_match_are_refused_by_value() {
+    for bad in ["https://example.com/", "example.com", ""] {
+        let args = ServeArgs { cors_origins: vec!["http://localhost:3000".into(), bad.into()], ..Default::default() };
+        let e = ServeConfig::load(&args).unwrap_err().to_string();
+        assert!(e.contains(&format!("CORS origin '{bad}'")) && e.contains("--cors-origin"), "{e}");
+    }
+    let ok = vec!["http://localhost:3000".into(), "*".into()];
+    assert_eq!(
+        ServeConfig::load(&ServeArgs { cors_origins: ok.clone(), ..Default::default() }).unwrap().cors_origins,
+        ok
+    );
+}
+
+#[test]
+fn an_empty_api_key_is_refused_not_dropped() {
+    for empty in ["", "  "] {
+        let args = ServeArgs { api_key: Some(empty.into()), ..Default::default() };
+        let e = ServeConfig::load(&args).unwrap_err().to_string();
+        assert!(e.contains("GERBIL_API_KEY") && e.contains("empty"), "{e}");
+    }
+    let args = ServeArgs { api_key: Some("k".into()), ..Default::default() };
+    assert_eq!(ServeConfig::load(&args).unwrap().api_key.as_deref(), Some("k"));
+}
