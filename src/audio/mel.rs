@@ -162,10 +162,7 @@ impl LogMel {
                 *p = s.norm_sqr();
             }
             for m in 0..n_mels {
-                let mut acc = 0.0;
-                for b in 0..n_bins {
-                    acc += self.filters[b * n_mels + m] * power[b];
-                }
+                let acc: f64 = (0..n_bins).map(|b| self.filters[b * n_mels + m] * power[b]).sum();
                 log[m * frames + t] = acc.max(1e-10).log10();
             }
         }

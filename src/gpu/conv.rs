@@ -81,6 +81,7 @@ impl GpuConv1d {
 
     /// Records the layer for an input of `t_in` steps (`step` holds `n_tokens = t_in`).
     /// `res` is required when the epilogue is residual; `y` must not alias `x` or `res`.
+    #[allow(clippy::too_many_arguments)]
     pub fn record(
         &self,
         gpu: &Gpu,

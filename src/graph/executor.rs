@@ -303,9 +303,9 @@ impl Plan {
                 let reads = self.graph.ops[d.spec.op_index].reads();
                 reads
                     .iter()
-                    .filter_map(|t| match &self.graph.desc(*t).storage {
-                        Storage::Bound(b) => Some(b.bytes()),
-                        Storage::Activation { width, .. } => Some(*width as u64 * 4),
+                    .map(|t| match &self.graph.desc(*t).storage {
+                        Storage::Bound(b) => b.bytes(),
+                        Storage::Activation { width, .. } => *width as u64 * 4,
                     })
                     .sum()
             })

@@ -58,7 +58,7 @@ pub fn inv_freq(theta: f64, rotary_dim: usize, scaling: &RopeScaling) -> Vec<f32
                 .map(|&f| {
                     let wavelen = 2.0 * std::f32::consts::PI / f;
                     let scaled = if wavelen > low_wavelen { f / factor } else { f };
-                    let medium = !(wavelen < high_wavelen) && !(wavelen > low_wavelen);
+                    let medium = (high_wavelen..=low_wavelen).contains(&wavelen);
                     if medium {
                         let smooth = (original_max / wavelen - low_freq_factor) / (high_freq_factor - low_freq_factor);
                         (1.0 - smooth) * scaled / factor + smooth * scaled

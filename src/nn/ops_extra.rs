@@ -21,6 +21,7 @@ pub struct RopeArgs {
 impl Recorder {
     /// torch `GroupNorm(1, C)` over the whole time-major block `x` [T, C]
     /// (optionally of tanh(x)), affine per channel; `stats` holds >= 2 floats.
+    #[allow(clippy::too_many_arguments)]
     pub fn group_norm(&mut self, x: &Mat, w: &Mat, b: &Mat, eps: f32, tanh: bool, stats: &Mat, out: &Mat) {
         assert!(stats.buf.size() >= 8, "group_norm: stats needs two floats");
         assert!(out.cols == x.cols && out.rows >= x.rows, "group_norm: output shape");

@@ -158,6 +158,7 @@ impl Recorder {
     /// Statistics of `logits` row `row` (width = vocab) into words
     /// [slot * 16, slot * 16 + 16) of `out`; `masks` holds the always-mask then
     /// the begin-mask, `mask_words` words each.
+    #[allow(clippy::too_many_arguments)]
     pub fn logit_stats(
         &mut self,
         logits: &Mat,

@@ -18,13 +18,12 @@ fn int4_shape(g: &Graph, w: TensorId) -> Option<(usize, usize)> {
 pub fn run(g: &mut Graph, limits: &PassLimits) -> PassReport {
     let mut report = PassReport { pass: "shared_input_matvec", fused: 0, skipped: vec![] };
     let mut done: Vec<TensorId> = Vec::new();
-    loop {
-        // The first unconverted INT4 matmul, and its siblings on the same input.
-        let Some(first) = g.ops.iter().position(
-            |op| matches!(op, Op::MatMul { w, out, .. } if int4_shape(g, *w).is_some() && !done.contains(out)),
-        ) else {
-            break;
-        };
+    // The first unconverted INT4 matmul, and its siblings on the same input.
+    while let Some(first) = g
+        .ops
+        .iter()
+        .position(|op| matches!(op, Op::MatMul { w, out, .. } if int4_shape(g, *w).is_some() && !done.contains(out)))
+    {
         let Op::MatMul { x, w, .. } = g.ops[first] else { unreachable!() };
         let shape = int4_shape(g, w);
         let group: Vec<usize> = g

@@ -56,7 +56,9 @@ pub fn load_voice(
 ) -> Result<super::speech::Voice, LoadError> {
     use super::speech::Voice;
     match spec.kind {
-        crate::config::VoiceKind::Piper => Ok(Voice::Piper(crate::models::piper::PiperVoice::load(gpu, &spec.path())?)),
+        crate::config::VoiceKind::Piper => {
+            Ok(Voice::Piper(Box::new(crate::models::piper::PiperVoice::load(gpu, &spec.path())?)))
+        }
         crate::config::VoiceKind::Outetts => {
             let backbone = resolve_model(&spec.path().to_string_lossy(), hub)?;
             let codec = spec

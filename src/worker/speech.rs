@@ -16,7 +16,7 @@ use crate::models::ModelError;
 
 /// A loaded voice of either family.
 pub enum Voice {
-    Piper(PiperVoice),
+    Piper(Box<PiperVoice>),
     OuteTts(Box<OuteTts>),
 }
 

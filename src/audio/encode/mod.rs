@@ -89,7 +89,7 @@ impl EncodeError {
 
 enum Inner {
     Wav(wav::WavStream),
-    Flac(flac::FlacStream),
+    Flac(Box<flac::FlacStream>),
     Mp3(Box<mp3::Mp3Stream>),
     Opus(Box<opus::OpusStream>),
 }
@@ -106,7 +106,7 @@ impl StreamEncoder {
         let inner = match format {
             AudioFormat::Wav => Inner::Wav(wav::WavStream::new(rate, true)),
             AudioFormat::Pcm => Inner::Wav(wav::WavStream::new(rate, false)),
-            AudioFormat::Flac => Inner::Flac(flac::FlacStream::new(rate)?),
+            AudioFormat::Flac => Inner::Flac(Box::new(flac::FlacStream::new(rate)?)),
             AudioFormat::Mp3 => Inner::Mp3(Box::new(mp3::Mp3Stream::new(rate)?)),
             AudioFormat::Opus => Inner::Opus(Box::new(opus::OpusStream::new(rate)?)),
             AudioFormat::Aac => return Err(EncodeError::Unsupported("aac")),

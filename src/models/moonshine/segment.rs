@@ -11,6 +11,7 @@
 //!   13.4 s starting with "Fail better" then the pause -> no tokens, with the
 //!   reference onnxruntime model too; each sentence alone transcribes). So
 //!   regions are never merged across a pause of `SPLIT_PAUSE_S` or more.
+//!
 //! Silent stretches are never decoded (Moonshine hallucinates on silence).
 
 /// 10 ms analysis frames at 16 kHz.
