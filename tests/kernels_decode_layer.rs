@@ -20,6 +20,7 @@ use common::{gpu, greedy};
 use gerbil::engine::{BatchedDecoder, LoadOptions, Session, SessionOptions, TextModel};
 use gerbil::gpu::KernelId;
 use gerbil::graph::dispatch::Dim;
+use gerbil::graph::Plan;
 use gerbil::passes::FusionConfig;
 use gerbil::weights::WeightFormat;
 
@@ -96,6 +97,21 @@ fn check_residency(works: bool) {
     assert!(d <= TOLERANCE, "logits after the residency checks differ by {d}");
 }
 
+/// The qwen3 fixture's greedy tokens on the unfused plan after `prompt`, and the fixture forced to
+/// decode_layer with grid barriers on any adapter (so the failure path runs on lavapipe too).
+fn unfused_tokens_and_forced_model(prompt: &[u32], tokens: usize) -> (Vec<u32>, TextModel) {
+    let unfused = load(&fixture_dir("qwen3"), 96, FusionConfig::none());
+    let want = Session::new(&unfused, SessionOptions::default()).unwrap().generate(prompt, tokens, |_| true).unwrap();
+    let forced = FusionConfig { decode_layer: true, grid_barrier_anywhere: true, ..FusionConfig::default() };
+    (want, load(&fixture_dir("qwen3"), 96, forced))
+}
+
+/// Sets `plan`'s barrier failure word from the CPU, as a barrier that gave up its wait would.
+fn failure_marker(plan: &Plan) -> impl Fn() {
+    let (buf, offset) = plan.barrier_failure_word().map(|(b, o)| (b.clone(), o)).expect("grid barriers");
+    move || gpu().queue.write_buffer(&buf, offset, &1u32.to_le_bytes())
+}
+
 /// A grid barrier that waits out its polls (the grid stopped being resident together) sets the plan's
 /// failure word (grid_sync.wgsl), and every later barrier passes at once. The word is set from the
 /// CPU here: where grid barriers work, after 12 tokens, so that good batches come first and the
@@ -104,15 +120,10 @@ fn check_residency(works: bool) {
 /// unfused plan's tokens; a `decode_step` caller gets the error instead, and the fallback after it.
 fn check_failure_fallback(works: bool) {
     let prompt = [1, 2, 3, 4, 5, 6, 7];
-    let unfused = load(&fixture_dir("qwen3"), 96, FusionConfig::none());
-    let want = Session::new(&unfused, SessionOptions::default()).unwrap().generate(&prompt, 40, |_| true).unwrap();
-    let forced = FusionConfig { decode_layer: true, grid_barrier_anywhere: true, ..FusionConfig::default() };
-    let model = load(&fixture_dir("qwen3"), 96, forced);
-    let gpu = gpu();
+    let (want, model) = unfused_tokens_and_forced_model(&prompt, 40);
     for at in if works { vec![12, 0] } else { vec![0] } {
         let mut s = Session::new(&model, SessionOptions::default()).unwrap();
-        let (buf, offset) = s.decode_plan().barrier_failure_word().map(|(b, o)| (b.clone(), o)).expect("grid barriers");
-        let mark = || gpu.queue.write_buffer(&buf, offset, &1u32.to_le_bytes());
+        let mark = failure_marker(s.decode_plan());
         if at == 0 {
             mark();
         }
@@ -134,8 +145,7 @@ fn check_failure_fallback(works: bool) {
     // A step-by-step caller reads the token or the logits (sampling): either read reports it.
     for read in ["next_token", "logits"] {
         let mut s = Session::new(&model, SessionOptions::default()).unwrap();
-        let (buf, offset) = s.decode_plan().barrier_failure_word().map(|(b, o)| (b.clone(), o)).unwrap();
-        gpu.queue.write_buffer(&buf, offset, &1u32.to_le_bytes());
+        failure_marker(s.decode_plan())();
         s.prefill(&prompt).unwrap();
         s.next_token().unwrap();
         s.logits().unwrap();
@@ -155,17 +165,11 @@ fn check_failure_fallback(works: bool) {
 /// barriers work also mid-generation.
 fn check_batched_failure_fallback(works: bool) {
     let prompt = [1, 2, 3, 4, 5, 6, 7];
-    let unfused = load(&fixture_dir("qwen3"), 96, FusionConfig::none());
-    let want = Session::new(&unfused, SessionOptions::default()).unwrap().generate(&prompt, 16, |_| true).unwrap();
-    let forced = FusionConfig { decode_layer: true, grid_barrier_anywhere: true, ..FusionConfig::default() };
-    let model = load(&fixture_dir("qwen3"), 96, forced);
-    let gpu = gpu();
+    let (want, model) = unfused_tokens_and_forced_model(&prompt, 16);
     for read in ["chained", "greedy", "logits"] {
         for at in if works { vec![0, 6] } else { vec![0] } {
             let mut dec = BatchedDecoder::new(&model, 2).unwrap();
-            let word = dec.single_sequence_plan().barrier_failure_word().map(|(b, o)| (b.clone(), o));
-            let (buf, offset) = word.expect("grid barriers");
-            let mark = || gpu.queue.write_buffer(&buf, offset, &1u32.to_le_bytes());
+            let mark = failure_marker(dec.single_sequence_plan());
             dec.prefill(1, &prompt).unwrap();
             let mut got = dec.greedy_tokens(&[1]).unwrap();
             if at == 0 {
