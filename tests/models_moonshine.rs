@@ -7,7 +7,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::speech_reference::Reference;
+use common::speech_reference::{check_decoder, Reference};
 use common::{assert_close, gpu};
 use gerbil::models::moonshine::{segment, Moonshine, MoonshineConfig};
 
@@ -36,29 +36,7 @@ fn encoder_logits_and_greedy_match_transformers() {
     assert_eq!(enc.frames * m.cfg.hidden_size, want_enc.len());
     assert_close("encoder out", &enc.out.read(&gpu()).unwrap(), &want_enc, 1e-3, 1e-3);
 
-    // Teacher forcing: all rows of a forced sequence, in two steps so the KV cache is exercised.
-    let forced = r.ids("forced_ids");
-    let want = r.f32("logits");
-    let vocab = m.cfg.vocab_size;
-    let mut dec = m.decoder(&enc, 32);
-    let split = 4;
-    let rows_a: Vec<usize> = (0..split).collect();
-    let mut got = dec.step(&forced[..split], &rows_a).unwrap();
-    let rows_b: Vec<usize> = (0..forced.len() - split).collect();
-    got.extend(dec.step(&forced[split..], &rows_b).unwrap());
-    assert_eq!(got.len(), forced.len() * vocab);
-    assert_close("decoder logits", &got, &want, 1e-3, 1e-3);
-
-    // Greedy: one token per step, argmax, no logits processors.
-    let greedy = r.ids("greedy_ids");
-    dec.reset();
-    let mut ids = vec![greedy[0]];
-    while ids.len() < greedy.len() {
-        let logits = dec.step(&ids[ids.len() - 1..], &[0]).unwrap();
-        let best = (0..vocab).max_by(|&a, &b| logits[a].total_cmp(&logits[b])).unwrap();
-        ids.push(best as u32);
-    }
-    assert_eq!(ids, greedy, "greedy tokens");
+    check_decoder(&r, &mut m.decoder(&enc, 32), m.cfg.vocab_size);
 }
 
 #[test]
