@@ -3,6 +3,7 @@
 // into a running (max, sum, acc) online softmax, so any context length works
 // with fixed shared memory. head_dim <= 256. Query row r sits at pos0 + r and
 // sees keys 0..=pos0 + r.
+// reduce_max / reduce_sum: shaders/lib/wg_reduce_*.wgsl (subgroups where 32 wide).
 
 struct Params {
     n_heads: u32, n_kv_heads: u32, head_dim: u32, max_seq: u32,
@@ -21,31 +22,6 @@ const WG: u32 = 256u;
 const NEG: f32 = -3.4028235e38;
 var<workgroup> qs: array<f32, 256>;
 var<workgroup> probs: array<f32, 256>;
-var<workgroup> red: array<f32, 256>;
-
-fn reduce_max(t: u32, v: f32) -> f32 {
-    red[t] = v;
-    workgroupBarrier();
-    for (var s = WG / 2u; s > 0u; s >>= 1u) {
-        if (t < s) { red[t] = max(red[t], red[t + s]); }
-        workgroupBarrier();
-    }
-    let r = red[0];
-    workgroupBarrier();
-    return r;
-}
-
-fn reduce_sum(t: u32, v: f32) -> f32 {
-    red[t] = v;
-    workgroupBarrier();
-    for (var s = WG / 2u; s > 0u; s >>= 1u) {
-        if (t < s) { red[t] += red[t + s]; }
-        workgroupBarrier();
-    }
-    let r = red[0];
-    workgroupBarrier();
-    return r;
-}
 
 // grid: (n_heads, n_tokens)
 @compute @workgroup_size(256)

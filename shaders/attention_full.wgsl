@@ -7,6 +7,7 @@
 // Output is [n_tokens, n_heads * hd]. One workgroup per (head, query row);
 // keys are scored 256 at a time into a running (max, sum, acc) online softmax.
 // head_dim <= 256.
+// reduce_max / reduce_sum: shaders/lib/wg_reduce_*.wgsl (subgroups where 32 wide).
 
 struct Params {
     n_heads: u32, head_dim: u32, kv_len: u32, q_stride: u32,
@@ -27,31 +28,6 @@ const NEG: f32 = -3.4028235e38;
 const CAUSAL: u32 = 1u;
 var<workgroup> qs: array<f32, 256>;
 var<workgroup> probs: array<f32, 256>;
-var<workgroup> red: array<f32, 256>;
-
-fn reduce_max(t: u32, x: f32) -> f32 {
-    red[t] = x;
-    workgroupBarrier();
-    for (var s = WG / 2u; s > 0u; s >>= 1u) {
-        if (t < s) { red[t] = max(red[t], red[t + s]); }
-        workgroupBarrier();
-    }
-    let r = red[0];
-    workgroupBarrier();
-    return r;
-}
-
-fn reduce_sum(t: u32, x: f32) -> f32 {
-    red[t] = x;
-    workgroupBarrier();
-    for (var s = WG / 2u; s > 0u; s >>= 1u) {
-        if (t < s) { red[t] += red[t + s]; }
-        workgroupBarrier();
-    }
-    let r = red[0];
-    workgroupBarrier();
-    return r;
-}
 
 // grid: (n_heads, n_tokens)
 @compute @workgroup_size(256)

@@ -6,6 +6,7 @@
 // Two entry points: groupnorm_stats (one workgroup: mean, then the centred
 // squares, as torch's two-pass variance) writes stats = (mean, rstd);
 // groupnorm_apply normalizes the block in parallel.
+// reduce_sum: shaders/lib/wg_reduce_*.wgsl (subgroups where 32 wide).
 
 struct Params { channels: u32, eps: f32, flags: u32, pad0: u32 }
 struct Step { n_tokens: u32, pos0: u32, kv_len: u32, probe: u32 }
@@ -20,7 +21,6 @@ struct Step { n_tokens: u32, pos0: u32, kv_len: u32, probe: u32 }
 
 const WG: u32 = 256u;
 const TANH: u32 = 1u;
-var<workgroup> red: array<f32, 256>;
 
 fn load(i: u32) -> f32 {
     if ((p.flags & TANH) != 0u) {
@@ -29,18 +29,6 @@ fn load(i: u32) -> f32 {
         return tanh(clamp(x[i], -15.0, 15.0));
     }
     return x[i];
-}
-
-fn reduce_sum(t: u32, v: f32) -> f32 {
-    red[t] = v;
-    workgroupBarrier();
-    for (var s = WG / 2u; s > 0u; s >>= 1u) {
-        if (t < s) { red[t] += red[t + s]; }
-        workgroupBarrier();
-    }
-    let r = red[0];
-    workgroupBarrier();
-    return r;
 }
 
 // grid: (1, 1)

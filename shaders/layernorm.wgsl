@@ -1,6 +1,7 @@
 // LayerNorm with weight and bias over [n_tokens, dim] rows (torch.nn.LayerNorm):
 // y = (x - mean) / sqrt(var + eps) * w + b, var the biased variance. Two passes
 // over the row (mean, then centred squares) as torch does, not E[x^2] - E[x]^2.
+// reduce_max / reduce_sum: shaders/lib/wg_reduce_*.wgsl (subgroups where 32 wide).
 
 struct Params { dim: u32, eps: f32, pad0: u32, pad1: u32 }
 struct Step { n_tokens: u32, pos0: u32, kv_len: u32, probe: u32 }
@@ -13,19 +14,6 @@ struct Step { n_tokens: u32, pos0: u32, kv_len: u32, probe: u32 }
 @group(0) @binding(5) var<storage, read_write> y: array<f32>;
 
 const WG: u32 = 256u;
-var<workgroup> red: array<f32, 256>;
-
-fn reduce_sum(t: u32, v: f32) -> f32 {
-    red[t] = v;
-    workgroupBarrier();
-    for (var s = WG / 2u; s > 0u; s >>= 1u) {
-        if (t < s) { red[t] += red[t + s]; }
-        workgroupBarrier();
-    }
-    let r = red[0];
-    workgroupBarrier();
-    return r;
-}
 
 // grid: (n_tokens, 1)
 @compute @workgroup_size(256)

@@ -157,6 +157,13 @@ const fn is_attention_decode(file: &str) -> bool {
     matches!(file.as_bytes(), b"attention_decode.wgsl" | b"attention_qkv_o.wgsl" | b"decode_layer.wgsl")
 }
 
+/// The kernels given `reduce_max` / `reduce_sum` over their 256 invocations (`WG_REDUCE_*`): the
+/// decode attention kernels, and the row reductions of prefill attention and the norms.
+const fn uses_wg_reduce(file: &str) -> bool {
+    is_attention_decode(file)
+        || matches!(file.as_bytes(), b"attention.wgsl" | b"attention_full.wgsl" | b"layernorm.wgsl" | b"groupnorm.wgsl")
+}
+
 /// The kernels that also use the matvec core (its prologues and lane order) around the attention.
 const fn is_attention_matvec(file: &str) -> bool {
     matches!(file.as_bytes(), b"attention_qkv_o.wgsl" | b"decode_layer.wgsl")
@@ -206,7 +213,7 @@ impl KernelSource {
         if self.wg_reduce {
             libs.push((if subgroups32 { WG_REDUCE_SUBGROUP } else { WG_REDUCE_SHARED }).to_string());
         }
-        if self.group_sum || self.wg_reduce {
+        if self.group_sum || self.attention_core {
             libs.push(INT4_WORD.to_string());
         }
         if self.group_sum {
@@ -243,7 +250,7 @@ macro_rules! src {
             specialized: is_int4_matvec($file) || is_attention_decode($file) || $file == "gated_delta_conv.wgsl",
             group_sum: is_int4_matvec($file) || is_attention_matvec($file),
             shape_constants: is_int4_matvec($file) || is_attention_matvec($file),
-            wg_reduce: is_attention_decode($file),
+            wg_reduce: uses_wg_reduce($file),
             delta_core: $file == "gated_delta.wgsl" || $file == "gated_delta_conv.wgsl",
             attention_core: is_attention_decode($file),
             attention_split: is_attention_split($file),
