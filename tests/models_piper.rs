@@ -140,3 +140,35 @@ fn bad_voice_configs_fail_their_load() {
     // The real voice passes the same checks.
     PiperVoice::load(gpu(), &src).unwrap();
 }
+
+/// A sentence whose generator activations would not fit one storage binding is decoded in windows
+/// of frames with `reach` frames of context either side: the samples must be the whole pass's
+/// (so the reach covers the receptive field). 150 frames of a seeded random z, in windows of 40
+/// (4 windows, the last one short), against one pass; then 1-frame windows at the start.
+#[test]
+fn windowed_generator_matches_one_pass() {
+    use rand::{Rng, SeedableRng};
+    let voice = PiperVoice::load(gpu(), &voice_dir()).unwrap();
+    let dec = voice.decoder();
+    let t = 150;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+    let z: Vec<f32> = (0..dec.c_in * t).map(|_| rng.random_range(-1.0..1.0)).collect();
+    let whole = dec.forward(&z, t).unwrap();
+    assert!(dec.fits(t), "150 frames fit one pass here, so forward made one");
+    assert_eq!(whole.len(), t * dec.hop);
+    eprintln!("generator reach: {} frames", dec.reach);
+    assert!(dec.reach > 0 && dec.reach < 64, "reach {}", dec.reach);
+    for window in [40, 1] {
+        let frames = if window == 1 { 12 } else { t };
+        let got = dec.forward_windows(&z_prefix(&z, t, frames), frames, window).unwrap();
+        let want = dec.forward(&z_prefix(&z, t, frames), frames).unwrap();
+        assert_eq!(got.len(), want.len());
+        let worst = got.iter().zip(&want).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
+        assert!(worst <= 1e-5, "windows of {window}: samples differ by up to {worst}");
+    }
+}
+
+/// The first `frames` frames of a channel-major `z: [channels, t]`.
+fn z_prefix(z: &[f32], t: usize, frames: usize) -> Vec<f32> {
+    z.chunks_exact(t).flat_map(|ch| ch[..frames].iter().copied()).collect()
+}

@@ -25,6 +25,9 @@ pub struct Decoder {
     pub c_in: usize,
     /// Samples per frame (product of the upsample rates).
     pub hop: usize,
+    /// Latent frames either side of a frame that its samples depend on (at least: every conv's
+    /// full span counted on both sides), the context a window of frames is decoded with.
+    pub reach: usize,
     /// conv_pre as two convs over the input's halves (channels [0, c_in / 2) with the
     /// bias, then the rest added in): the flow leaves z in two buffers.
     pre: [GpuConv1d; 2],
@@ -97,11 +100,83 @@ impl Decoder {
             Conv1dEpilogue { pre_slope: Some(arch.post_lrelu_slope), tanh: true, ..Default::default() },
         );
         let hop = arch.upsample_rates.iter().product();
-        Ok(Decoder { gpu, c_in, hop, pre, stages, post })
+        // Windows of frames cut the waveform at `hop` samples a frame.
+        let samples = |t: usize| stages.iter().fold(t, |len, st| st.up.shape.t_out(len));
+        if (1..4).any(|t| samples(t) != t * hop) {
+            return Err(bad(ck, "the decoder's upsampling does not give upsample_rates' product of samples a frame"));
+        }
+        let reach = receptive_reach(&pre[0], &stages, &post);
+        Ok(Decoder { gpu, c_in, hop, reach, pre, stages, post })
     }
 
-    /// Waveform `[t * hop]` of latent frames `z: [c_in, t]`.
+    /// Waveform `[t * hop]` of latent frames `z: [c_in, t]`; in windows of frames where the
+    /// activations of all `t` would not fit one storage binding (a long sentence, a slow speed).
     pub fn forward(&self, z: &[f32], t: usize) -> Result<Vec<f32>, GpuError> {
+        if self.fits(t) {
+            return self.forward_whole(z, t);
+        }
+        let most = self.most_frames();
+        if most <= 2 * self.reach {
+            // Not even the context of one frame fits: report the whole input's need.
+            return self.forward_whole(z, t);
+        }
+        self.forward_windows(z, t, most - 2 * self.reach)
+    }
+
+    /// `forward` in windows of `window` frames, each decoded with `reach` frames of context
+    /// either side (all the receptive field), so its samples are the ones a whole pass gives.
+    pub fn forward_windows(&self, z: &[f32], t: usize, window: usize) -> Result<Vec<f32>, GpuError> {
+        let c = self.c_in;
+        let mut audio = Vec::with_capacity(t * self.hop);
+        for a in (0..t).step_by(window.max(1)) {
+            let b = (a + window).min(t);
+            let (lo, hi) = (a.saturating_sub(self.reach), (b + self.reach).min(t));
+            let n = hi - lo;
+            let mut zw = Vec::with_capacity(c * n);
+            for ch in 0..c {
+                zw.extend_from_slice(&z[ch * t + lo..ch * t + hi]);
+            }
+            let w = self.forward_whole(&zw, n)?;
+            audio.extend_from_slice(&w[(a - lo) * self.hop..(b - lo) * self.hop]);
+        }
+        Ok(audio)
+    }
+
+    /// Whether the activations of `t` frames fit the device's storage-binding limit.
+    pub fn fits(&self, t: usize) -> bool {
+        let fit = |bytes: usize| self.gpu.check_binding("decoder activation", bytes as u64).is_ok();
+        let mut len = t;
+        if !fit(self.pre[0].shape.c_out * len * 4) {
+            return false;
+        }
+        for st in &self.stages {
+            len = st.up.shape.t_out(len);
+            if !fit(st.channels * len * 4) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The most frames one pass fits (0 when not even one does).
+    fn most_frames(&self) -> usize {
+        let (mut lo, mut hi) = (0usize, 1usize);
+        while self.fits(hi) {
+            lo = hi;
+            hi *= 2;
+        }
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2;
+            if self.fits(mid) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
+    fn forward_whole(&self, z: &[f32], t: usize) -> Result<Vec<f32>, GpuError> {
         let gpu = &*self.gpu;
         let (a, b) = upload_halves(gpu, z, self.c_in / 2 * t);
         let mut rec = Recorder::new(gpu);
@@ -149,6 +224,24 @@ impl Decoder {
         self.post.record(gpu, rec, &step, len, &cur, None, &out);
         Ok((out, len))
     }
+}
+
+/// An upper bound of the generator's receptive field, in latent frames either side: every
+/// conv's whole span (dilation x (kernel - 1) samples at its stage's rate) and every transposed
+/// conv's span in its input frames, summed along the deepest path (the resblocks run side by
+/// side, so the widest counts).
+fn receptive_reach(pre: &GpuConv1d, stages: &[Stage], post: &GpuConv1d) -> usize {
+    let span = |c: &GpuConv1d| c.shape.dilation * (c.shape.kernel - 1);
+    let mut frames = span(pre) as f64;
+    let mut rate = 1usize;
+    for st in stages {
+        frames += st.up.shape.kernel.div_ceil(st.up.shape.stride) as f64 / rate as f64;
+        rate *= st.up.shape.stride;
+        let widest = st.blocks.iter().map(|b| b.iter().map(span).sum::<usize>()).max().unwrap_or(0);
+        frames += widest as f64 / rate as f64;
+    }
+    frames += span(post) as f64 / rate as f64;
+    frames.ceil() as usize
 }
 
 /// A channel-major z as two buffers, its first `split` values and the rest: the

@@ -206,8 +206,9 @@ impl PiperVoice {
 }
 
 impl PiperVoice {
-    /// One submission: what `z_halves` records (leaving z's channel halves in two buffers),
-    /// the reverse flow and the decoder; returns the waveform.
+    /// One submission (two where the generator decodes in windows): what `z_halves` records
+    /// (leaving z's channel halves in two buffers), the reverse flow and the decoder; returns
+    /// the waveform.
     fn flow_and_decode_on_gpu(
         &self,
         f: &flow_gpu::GpuFlow,
@@ -218,6 +219,13 @@ impl PiperVoice {
         let mut rec = Recorder::new(g);
         let (a, b) = z_halves(g, &mut rec);
         f.record(&mut rec, frames, &a, &b);
+        if !self.decoder.fits(frames) {
+            // Too long for one pass of the generator: it decodes z in windows.
+            rec.submit(g);
+            let mut z = g.read_f32(&a, f.half * frames)?;
+            z.extend(g.read_f32(&b, (self.decoder.c_in - f.half) * frames)?);
+            return Ok(self.decoder.forward(&z, frames)?);
+        }
         let (out, len) = self.decoder.record(&mut rec, &a, &b, frames)?;
         rec.submit(g);
         Ok(g.read_f32(&out, len)?)
@@ -254,6 +262,11 @@ fn normal(rng: &mut ChaCha8Rng) -> f32 {
 }
 
 impl PiperVoice {
+    /// The HiFi-GAN generator (for tests of its windowed decoding).
+    pub fn decoder(&self) -> &decoder::Decoder {
+        &self.decoder
+    }
+
     /// The reverse flow alone, on the GPU when it runs there (else the CPU): `z: [channels, t]`
     /// in, f^-1(z) out. For tests of the GPU flow against the CPU one.
     pub fn flow_reverse(&self, z: &[f32], t: usize, on_gpu: bool) -> Result<Vec<f32>, ModelError> {
