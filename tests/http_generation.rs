@@ -278,6 +278,18 @@ fn stop_strings_spanning_tokens() {
     sbody["stream"] = json!(true);
     let (t, reasons) = stream_texts(&shared().stream("/v1/completions", &sbody));
     assert_eq!((t, reasons), (vec![want], vec!["stop".to_string()]));
+    // The metrics count both as stops, not as clients that went away (a server of its own, so no
+    // other test's requests move its counters).
+    let server = start(config());
+    let finished = |reason| server.metric("gerbil_sequences_finished_total", &[("reason", reason)]);
+    assert_eq!(stream_texts(&server.stream("/v1/completions", &sbody)).1, vec!["stop".to_string()]);
+    sbody["stream"] = json!(false);
+    let (status, v) = server.post("/v1/completions", &sbody);
+    assert_eq!((status, &v["choices"][0]["finish_reason"]), (200, &json!("stop")), "{v}");
+    server.wait_for("both sequences to leave their slots", 10, |s| {
+        s.metric("gerbil_active_slots", &[("model", MODEL)]) == 0.0 && finished("stop") == 2.0
+    });
+    assert_eq!(finished("cancelled"), 0.0);
 }
 
 #[test]

@@ -6,6 +6,7 @@
 //! Streaming and non-streaming responses are both built from `next()`.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -71,6 +72,8 @@ struct Choice {
     finished: bool,
     /// Echo text waiting for the prompt logprobs to arrive.
     echo: Option<(String, Vec<u32>)>,
+    /// Shared with the worker's sequence (`ValidSequence::stopped`).
+    stopped: Arc<AtomicBool>,
 }
 
 pub struct Generation {
@@ -100,6 +103,7 @@ impl Generation {
             for j in 0..n {
                 let index = choices.len();
                 let (tx, rx) = unbounded_channel();
+                let stopped = Arc::new(AtomicBool::new(false));
                 let mut sampling = spec.checked.sampling.clone();
                 // The n choices of a seeded request differ from each other, yet repeat across runs.
                 sampling.seed = sampling.seed.map(|s| s.wrapping_add(j as u64));
@@ -111,6 +115,7 @@ impl Generation {
                     prompt_logprobs,
                     ignore_eos: spec.checked.ignore_eos,
                     events: tx,
+                    stopped: stopped.clone(),
                 });
                 streams.insert(index, UnboundedReceiverStream::new(rx));
                 let mut choice = Choice {
@@ -122,6 +127,7 @@ impl Generation {
                     stop: StopMatcher::new(spec.checked.stop.clone()),
                     finished: false,
                     echo: None,
+                    stopped,
                 };
                 if spec.echo {
                     choice.base_chars = prompt.text.chars().count();
@@ -230,6 +236,7 @@ impl Generation {
                     self.queued.push_back(GenEvent::Delta { index, text: released.text, tokens });
                 }
                 if released.stopped {
+                    c.stopped.store(true, Ordering::Release);
                     self.finish(index, "stop");
                 }
             }

@@ -34,6 +34,8 @@ pub struct Metrics {
 pub enum Outcome {
     Eos,
     Length,
+    /// A stop string (matched by the HTTP side, which then drops the sequence).
+    Stop,
     Cancelled,
     Error,
 }
@@ -43,6 +45,7 @@ impl Outcome {
         match self {
             Outcome::Eos => "eos",
             Outcome::Length => "length",
+            Outcome::Stop => "stop",
             Outcome::Cancelled => "cancelled",
             Outcome::Error => "error",
         }

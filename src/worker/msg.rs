@@ -24,6 +24,9 @@ pub struct ValidSequence {
     /// Keep going past end-of-sequence tokens (benchmarks, tests).
     pub ignore_eos: bool,
     pub events: UnboundedSender<SeqEvent>,
+    /// Set by the HTTP side when a stop string ended the sequence, before it drops the event
+    /// receiver: the worker then counts the release as a stop, not as a client that went away.
+    pub stopped: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// A request for one model: its sequences are queued and admitted together.

@@ -14,6 +14,7 @@
 //! (a request waiting, a sequence that may end, one that needs logits) first reads the tokens.
 
 use std::collections::VecDeque;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -143,7 +144,8 @@ impl Scheduler {
         }
         for slot in 0..self.slots.len() {
             if self.slots[slot].as_ref().is_some_and(|a| a.req.events.is_closed()) {
-                self.release(slot, Outcome::Cancelled);
+                let outcome = self.gone_outcome(slot);
+                self.release(slot, outcome);
             }
         }
     }
@@ -362,13 +364,24 @@ impl Scheduler {
         self.metrics.generated_tokens.with_label_values(&[&self.model]).inc();
         a.sampler.observe(id);
         if a.req.events.send(SeqEvent::Token { id, logprob }).is_err() {
-            self.release(slot, Outcome::Cancelled);
+            let outcome = self.gone_outcome(slot);
+            self.release(slot, outcome);
             return;
         }
         if a.generated >= a.req.max_tokens || a.len + 1 > max_context {
             self.finish(slot, FinishReason::Length);
         } else {
             a.pending = Some(id);
+        }
+    }
+
+    /// Why the receiver of a slot's events went away: a stop string, or the client.
+    fn gone_outcome(&self, slot: Slot) -> Outcome {
+        let stopped = self.slots[slot].as_ref().is_some_and(|a| a.req.stopped.load(Ordering::Acquire));
+        if stopped {
+            Outcome::Stop
+        } else {
+            Outcome::Cancelled
         }
     }
 

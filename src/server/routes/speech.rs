@@ -83,17 +83,19 @@ fn check(req: &SpeechRequest) -> Result<Checked, ApiError> {
     Ok(Checked { format, sse, speed })
 }
 
-/// Phoneme ids per sentence (sentences with nothing to say are dropped) and the phoneme count.
+/// Phoneme ids per synthesis unit (a sentence, or part of a long one: `phonemes::units`;
+/// sentences with nothing to say are dropped) and the phoneme count.
 fn phonemize(input: &str, voice: &VoiceEntry) -> Result<(Vec<Vec<i64>>, usize), ApiError> {
     let mut out = Vec::new();
     let mut n = 0;
     for s in sentences::split(input) {
         let clauses = espeak::phonemize(&s, &voice.espeak_voice).map_err(|e| ApiError::Internal(e.to_string()))?;
-        let ids = phonemes::ids(&clauses, &voice.phoneme_id_map);
         let spoken = clauses.iter().map(|c| c.chars().count()).sum::<usize>();
         if spoken > 0 {
             n += spoken;
-            out.push(ids);
+            for unit in phonemes::units(&clauses, phonemes::MAX_UNIT_PHONEMES) {
+                out.push(phonemes::ids(&unit, &voice.phoneme_id_map));
+            }
         }
     }
     if out.is_empty() {
