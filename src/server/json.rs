@@ -31,6 +31,16 @@ pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let inner = e.inner().to_string();
+        // Broken JSON is the body's fault, not a field's (serde reports it at the path it reached).
+        if e.inner().is_syntax() || e.inner().is_eof() {
+            return ApiError::InvalidRequest {
+                message: format!("the request body is not valid JSON: {inner}"),
+                param: None,
+            };
+        }
+        if !bytes.trim_ascii_start().starts_with(b"{") {
+            return ApiError::InvalidRequest { message: "the request body must be a JSON object".into(), param: None };
+        }
         let param = match (known_path(&e.path().to_string()), missing_field(&inner)) {
             (Some(parent), Some(field)) => Some(format!("{parent}.{field}")),
             (parent, field) => field.or(parent),
@@ -85,6 +95,14 @@ mod tests {
         assert_eq!(param(r#"{"model": "m", "inner": {"include_usage": 3}}"#).as_deref(), Some("inner.include_usage"));
         assert_eq!(param(r#"{"model": "m"} x"#), None);
         assert_eq!(param(r#"{not json"#), None);
+        assert_eq!(param(r#"{"model":"#), None, "a body cut short names no field");
+        assert_eq!(param(r#"{"model": "m", "n": 1,}"#), None);
+        match parse::<Req>(b" [] ") {
+            Err(ApiError::InvalidRequest { message, param: None }) => {
+                assert_eq!(message, "the request body must be a JSON object")
+            }
+            other => panic!("{other:?}"),
+        }
         assert_eq!(param(r#"{"model": "a", "model": "b"}"#).as_deref(), Some("model"));
         assert_eq!(
             param(r#"{"model": "m", "inner": {"include_usage": true, "include_usage": false}}"#).as_deref(),
