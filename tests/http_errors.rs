@@ -96,6 +96,12 @@ fn every_invalid_chat_field_names_its_param() {
         (json!({"messages": [{"content": "x"}]}), "messages[0].role"),
         (json!({"tools": [{"type": "function"}]}), "tools"),
         (json!({"tool_choice": "auto"}), "tool_choice"),
+        (json!({"tools": [], "tool_choice": "required"}), "tool_choice"),
+        (json!({"messages": [{"role": "user"}]}), "messages[0].content"),
+        (
+            json!({"messages": [{"role": "system", "content": null}, {"role": "user", "content": "x"}]}),
+            "messages[0].content",
+        ),
         (json!({"top_logprobs": 3}), "top_logprobs"),
         (json!({"logprobs": true, "top_logprobs": 21}), "top_logprobs"),
         (json!({"response_format": {"type": "json_object"}}), "response_format"),
@@ -112,9 +118,16 @@ fn every_invalid_chat_field_names_its_param() {
         assert_error_shape(&v);
         assert!(v["error"]["param"].as_str().is_some_and(|p| p.starts_with(param)), "{patch} -> {v}");
     }
-    // Asking for text only is fine.
-    let (status, v) = shared().post("/v1/chat/completions", &merged(&base, &json!({"modalities": ["text"]})));
-    assert_eq!(status, 200, "{v}");
+    // Asking for text only, or for no tools, is fine; so is an assistant turn without content.
+    for ok in [
+        json!({"modalities": ["text"]}),
+        json!({"tools": [], "tool_choice": "none"}),
+        json!({"tool_choice": "none"}),
+        json!({"messages": [{"role": "user", "content": "a"}, {"role": "assistant", "content": null}, {"role": "user", "content": "b"}]}),
+    ] {
+        let (status, v) = shared().post("/v1/chat/completions", &merged(&base, &ok));
+        assert_eq!(status, 200, "{ok} -> {v}");
+    }
 }
 
 #[test]

@@ -112,7 +112,10 @@ fn common(r: &ChatRequest) -> CommonFields<'_> {
 }
 
 fn refuse_unsupported(r: &ChatRequest) -> Result<(), ApiError> {
-    let present = |v: &Option<Value>| v.as_ref().is_some_and(|v| !v.is_null());
+    // `tools: []` and `tool_choice: "none"` ask for no tool calls, as every request here gets
+    // (some frameworks send them by default).
+    let no_tools = |v: &Value| v.is_null() || v.as_array().is_some_and(Vec::is_empty) || v == "none";
+    let present = |v: &Option<Value>| v.as_ref().is_some_and(|v| !no_tools(v));
     for (name, v) in [
         ("tools", &r.tools),
         ("tool_choice", &r.tool_choice),
@@ -167,6 +170,10 @@ fn convert_messages(messages: &[ChatMessageIn]) -> Result<Vec<ChatMessage>, ApiE
             }
             // Templates written before the `developer` role know it as `system`.
             let role = if m.role == "developer" { "system" } else { m.role.as_str() };
+            // Only an assistant turn may come without content (OpenAI's: one that called tools).
+            if m.role != "assistant" && m.content.as_ref().is_none_or(Value::is_null) {
+                return Err(ApiError::invalid(&format!("messages[{i}].content"), "content is required"));
+            }
             Ok(ChatMessage { role: role.to_string(), content: content_text(m.content.as_ref(), i)? })
         })
         .collect()
