@@ -158,6 +158,42 @@ fn wav_and_flac_are_lossless_and_stream_byte_identically() {
     assert_eq!(pcm.len(), 2 * x.len());
 }
 
+/// A FLAC file (a raw HTTP body) comes whole at `finish`, its STREAMINFO carrying the length and
+/// the MD5 of the samples (libsndfile refuses an unknown length): symphonia, verifying the MD5,
+/// decodes the 16-bit input.
+#[test]
+fn flac_files_carry_their_length_and_md5() {
+    let x = signal(RATE);
+    let mut e = StreamEncoder::file(AudioFormat::Flac, RATE).unwrap();
+    assert!(e.chunk(&x[..5000]).unwrap().is_empty() && e.chunk(&x[5000..]).unwrap().is_empty());
+    let bytes = e.finish().unwrap();
+    // fLaC, the STREAMINFO header (4 bytes), then: block sizes (4), frame sizes (6), and 8 bytes of
+    // rate (20 bits), channels - 1 (3), bits - 1 (5), total samples (36); then the MD5 (16).
+    assert_eq!(&bytes[..4], b"fLaC");
+    let packed = u64::from_be_bytes(bytes[18..26].try_into().unwrap());
+    assert_eq!(packed >> 44, RATE as u64);
+    assert_eq!(packed & ((1 << 36) - 1), x.len() as u64, "STREAMINFO total samples");
+    assert!(bytes[26..42].iter().any(|&b| b != 0), "STREAMINFO MD5 set");
+    let mss = MediaSourceStream::new(Box::new(Cursor::new(bytes)), Default::default());
+    let probed = symphonia::default::get_probe()
+        .format(Hint::new().with_extension("flac"), mss, &FormatOptions::default(), &MetadataOptions::default())
+        .unwrap();
+    let mut format = probed.format;
+    let track = format.default_track().unwrap().clone();
+    assert_eq!(track.codec_params.n_frames, Some(x.len() as u64));
+    let opts = DecoderOptions { verify: true };
+    let mut dec = symphonia::default::get_codecs().make(&track.codec_params, &opts).unwrap();
+    let mut y = Vec::new();
+    while let Ok(packet) = format.next_packet() {
+        let buf = dec.decode(&packet).unwrap();
+        let mut s = SampleBuffer::<f32>::new(buf.capacity() as u64, *buf.spec());
+        s.copy_interleaved_ref(buf);
+        y.extend_from_slice(s.samples());
+    }
+    assert_eq!(y, quantized(&x));
+    assert_eq!(dec.finalize().verify_ok, Some(true), "the MD5 in STREAMINFO is the samples'");
+}
+
 #[test]
 fn mp3_decodes_to_the_input_after_lames_delay() {
     let x = signal(RATE);

@@ -1,7 +1,9 @@
 //! FLAC through flacenc, one fixed-size frame at a time so bytes leave as soon as a block
 //! is full. The STREAMINFO block is written first, before the length, the frame sizes or
 //! the MD5 are known; FLAC defines 0 as "unknown" for each, and decoders then read frames
-//! to the end of the stream.
+//! to the end of the stream. Some readers (libsndfile, so Python's soundfile) refuse an
+//! unknown length: a file download is therefore encoded whole at the end (`FlacStream::file`),
+//! its STREAMINFO complete.
 
 use flacenc::bitsink::ByteSink;
 use flacenc::component::{BitRepr, Stream, StreamInfo};
@@ -21,6 +23,8 @@ pub struct FlacStream {
     pending: Vec<i32>,
     frame_number: usize,
     header: Option<Vec<u8>>,
+    /// Every sample, for an encoding at `finish` (`file`); None when streaming frames.
+    whole: Option<Vec<i32>>,
 }
 
 fn err(e: impl std::fmt::Debug) -> EncodeError {
@@ -46,7 +50,13 @@ impl FlacStream {
             pending: Vec::with_capacity(BLOCK),
             frame_number: 0,
             header: Some(sink.as_slice().to_vec()),
+            whole: None,
         })
+    }
+
+    /// Nothing until `finish`, which gives the whole file with its length and MD5 in STREAMINFO.
+    pub fn file(rate: u32) -> Result<Self, EncodeError> {
+        Ok(FlacStream { whole: Some(Vec::new()), header: None, ..Self::new(rate)? })
     }
 
     fn frame(&mut self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
@@ -62,6 +72,10 @@ impl FlacStream {
     }
 
     pub fn push(&mut self, samples: &[f32]) -> Result<Vec<u8>, EncodeError> {
+        if let Some(all) = &mut self.whole {
+            all.extend(samples.iter().map(|&s| to_i16(s) as i32));
+            return Ok(Vec::new());
+        }
         let mut out = self.header.take().unwrap_or_default();
         for &s in samples {
             self.pending.push(to_i16(s) as i32);
@@ -73,6 +87,16 @@ impl FlacStream {
     }
 
     pub fn finish(&mut self) -> Result<Vec<u8>, EncodeError> {
+        if let Some(all) = self.whole.take() {
+            let src = flacenc::source::MemSource::from_samples(&all, 1, BITS, self.info.sample_rate());
+            let mut stream = flacenc::encode_with_fixed_block_size(&self.config, src, BLOCK).map_err(err)?;
+            // flacenc counts the short last block in the minimum; FLAC's minimum leaves it out,
+            // and readers take min == max to mean fixed-size frames numbered by frame, not sample.
+            stream.stream_info_mut().set_block_sizes(BLOCK, BLOCK).map_err(err)?;
+            let mut sink = ByteSink::new();
+            stream.write(&mut sink).map_err(err)?;
+            return Ok(sink.as_slice().to_vec());
+        }
         let mut out = self.header.take().unwrap_or_default();
         if !self.pending.is_empty() {
             self.frame(&mut out)?;

@@ -114,6 +114,17 @@ impl StreamEncoder {
         Ok(StreamEncoder { inner, finished: false })
     }
 
+    /// For a response read as a file rather than as it comes: as `new`, but FLAC is encoded
+    /// whole at `finish`, so its STREAMINFO says the length and MD5 (libsndfile needs them).
+    pub fn file(format: AudioFormat, rate: u32) -> Result<Self, EncodeError> {
+        match format {
+            AudioFormat::Flac => {
+                Ok(StreamEncoder { inner: Inner::Flac(Box::new(flac::FlacStream::file(rate)?)), finished: false })
+            }
+            _ => Self::new(format, rate),
+        }
+    }
+
     /// The bytes that can be emitted after these samples (may be empty while a codec
     /// fills a frame; the header comes with the first call).
     pub fn chunk(&mut self, samples: &[f32]) -> Result<Vec<u8>, EncodeError> {

@@ -155,7 +155,9 @@ pub async fn handle(
     let (tx, rx) = mpsc::unbounded_channel();
     state.worker.submit_speech(ValidSpeech { voice: voice.index, sentences, params, events: tx, received })?;
     let rate = voice.sample_rate;
-    let encoder = StreamEncoder::new(c.format, rate).map_err(|e| ApiError::Internal(e.to_string()))?;
+    // SSE deltas stream every format; a raw body is a file, so FLAC comes whole with its length.
+    let encoder = if c.sse { StreamEncoder::new(c.format, rate) } else { StreamEncoder::file(c.format, rate) };
+    let encoder = encoder.map_err(|e| ApiError::Internal(e.to_string()))?;
     // The whole stream, as for text and transcriptions: the request timeout counts from arrival.
     let deadline = tokio::time::Instant::from_std(received + state.limits.request_timeout());
     let mut res = if c.sse {
