@@ -105,8 +105,10 @@ impl Generation {
                 let (tx, rx) = unbounded_channel();
                 let stopped = Arc::new(AtomicBool::new(false));
                 let mut sampling = spec.checked.sampling.clone();
-                // The n choices of a seeded request differ from each other, yet repeat across runs.
-                sampling.seed = sampling.seed.map(|s| s.wrapping_add(j as u64));
+                // The n choices of a seeded request differ from each other, yet repeat across runs;
+                // choice 0 keeps the seed itself, the others a mix of it (seed + j would make
+                // seed 43's first choice seed 42's second).
+                sampling.seed = sampling.seed.map(|s| if j == 0 { s } else { choice_seed(s, j as u64) });
                 sequences.push(ValidSequence {
                     prompt: prompt.tokens.clone(),
                     sampling,
@@ -276,6 +278,14 @@ pub struct ChoiceResult {
     pub text: String,
     pub tokens: Vec<TokenInfo>,
     pub finish_reason: &'static str,
+}
+
+/// SplitMix64's finalizer over (seed, choice): unrelated streams for neighbouring seeds.
+fn choice_seed(seed: u64, choice: u64) -> u64 {
+    let mut z = seed ^ choice.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 fn token_info(tok: &TextTokenizer, id: u32, lp: &TokenLogprob, offset: usize) -> Result<TokenInfo, TokenizerError> {
