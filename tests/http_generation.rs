@@ -90,6 +90,8 @@ fn stream_equals_non_stream_with_usage_chunk_and_done() {
         assert_eq!(c["id"], id);
         assert_eq!(c["object"], "text_completion");
     }
+    // The chunks before the usage one say `"usage": null`, as OpenAI's do.
+    assert!(chunks[..chunks.len() - 2].iter().all(|c| c.get("usage") == Some(&Value::Null)), "{chunks:?}");
     // Without include_usage no chunk carries usage.
     sbody["stream_options"] = json!({"include_usage": false});
     let chunks = shared().stream("/v1/completions", &sbody);
@@ -120,6 +122,7 @@ fn chat_uses_the_template_and_streams_role_first() {
         .filter(|c| c.is_object())
         .all(|c| c["choices"].get(0).is_none_or(|ch| ch["delta"].get("role").is_none())));
     assert_eq!(chunks[chunks.len() - 2]["usage"], v["usage"]);
+    assert!(chunks[..chunks.len() - 2].iter().all(|c| c.get("usage") == Some(&Value::Null)), "{chunks:?}");
     assert_eq!(stream_texts(&chunks).0, texts(&v));
     assert!(chunks.iter().filter(|c| c.is_object()).all(|c| c["object"] == "chat.completion.chunk"));
 }

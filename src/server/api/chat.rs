@@ -86,8 +86,10 @@ pub struct ChatChunk {
     pub created: u64,
     pub model: String,
     pub choices: Vec<ChatChunkChoice>,
+    /// Absent, or null on the stream chunks before the usage chunk of a request that asked for
+    /// usage (`stream_options.include_usage`), as OpenAI sends them.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub usage: Option<Usage>,
+    pub usage: Option<Option<Usage>>,
 }
 
 #[derive(Debug, Serialize)]

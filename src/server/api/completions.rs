@@ -42,8 +42,10 @@ pub struct Completion {
     pub created: u64,
     pub model: String,
     pub choices: Vec<CompletionChoice>,
+    /// Absent, or null on the stream chunks before the usage chunk of a request that asked for
+    /// usage (`stream_options.include_usage`), as OpenAI sends them.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub usage: Option<Usage>,
+    pub usage: Option<Option<Usage>>,
 }
 
 pub const COMPLETION_OBJECT: &str = "text_completion";

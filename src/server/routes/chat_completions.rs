@@ -209,7 +209,7 @@ struct Head {
 }
 
 impl Head {
-    fn chunk(&self, choices: Vec<ChatChunkChoice>, usage: Option<Usage>) -> ChatChunk {
+    fn chunk(&self, choices: Vec<ChatChunkChoice>, usage: Option<Option<Usage>>) -> ChatChunk {
         ChatChunk {
             id: self.id.clone(),
             object: CHAT_CHUNK_OBJECT,
@@ -225,7 +225,8 @@ fn stream_response(mut generation: Generation, head: Head, n: usize, include_usa
     sse::response(async_stream::stream! {
         for index in 0..n {
             let delta = ChatDelta { role: Some("assistant"), content: Some(String::new()) };
-            yield sse::json(&head.chunk(vec![ChatChunkChoice { index, delta, logprobs: None, finish_reason: None }], None));
+            let choice = ChatChunkChoice { index, delta, logprobs: None, finish_reason: None };
+            yield sse::json(&head.chunk(vec![choice], include_usage.then_some(None)));
         }
         while let Some(ev) = generation.next().await {
             let choice = match ev {
@@ -244,10 +245,10 @@ fn stream_response(mut generation: Generation, head: Head, n: usize, include_usa
                     ChatChunkChoice { index, delta: ChatDelta::default(), logprobs: None, finish_reason: Some(reason) }
                 }
             };
-            yield sse::json(&head.chunk(vec![choice], None));
+            yield sse::json(&head.chunk(vec![choice], include_usage.then_some(None)));
         }
         if include_usage {
-            yield sse::json(&head.chunk(Vec::new(), Some(generation.usage())));
+            yield sse::json(&head.chunk(Vec::new(), Some(Some(generation.usage()))));
         }
         yield sse::done();
     })

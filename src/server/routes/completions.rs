@@ -91,7 +91,7 @@ pub async fn handle(
             finish_reason: Some(r.finish_reason),
         })
         .collect();
-    Ok(Json(head.completion(choices, Some(usage))).into_response())
+    Ok(Json(head.completion(choices, Some(Some(usage)))).into_response())
 }
 
 fn common(r: &CompletionRequest) -> CommonFields<'_> {
@@ -120,7 +120,7 @@ struct Head {
 }
 
 impl Head {
-    fn completion(&self, choices: Vec<CompletionChoice>, usage: Option<Usage>) -> Completion {
+    fn completion(&self, choices: Vec<CompletionChoice>, usage: Option<Option<Usage>>) -> Completion {
         Completion {
             id: self.id.clone(),
             object: COMPLETION_OBJECT,
@@ -154,10 +154,10 @@ fn stream_response(mut generation: Generation, head: Head, include_usage: bool) 
                     finish_reason: Some(reason),
                 },
             };
-            yield sse::json(&head.completion(vec![choice], None));
+            yield sse::json(&head.completion(vec![choice], include_usage.then_some(None)));
         }
         if include_usage {
-            yield sse::json(&head.completion(Vec::new(), Some(generation.usage())));
+            yield sse::json(&head.completion(Vec::new(), Some(Some(generation.usage()))));
         }
         yield sse::done();
     })
