@@ -65,6 +65,11 @@ pub struct ServeArgs {
     /// comma-separate in GERBIL_MODELS) for several; replaces the config's list.
     #[arg(long = "model", env = "GERBIL_MODELS", value_delimiter = ',')]
     pub models: Vec<String>,
+    /// The id clients name a `--model` by (default: its source, so a .gguf's full path): the
+    /// first name for the first --model, and so on (llama-server's --alias, vLLM's
+    /// --served-model-name).
+    #[arg(long = "served-model-name", env = "GERBIL_SERVED_MODEL_NAMES", value_delimiter = ',')]
+    pub served_model_names: Vec<String>,
     /// A speech-to-text model folder (repeat for several; replaces the config's stt_models).
     #[arg(long = "stt-model", env = "GERBIL_STT_MODELS", value_delimiter = ',')]
     pub stt_models: Vec<PathBuf>,
@@ -385,6 +390,23 @@ impl ServeConfig {
                 ));
             }
             self.models = models;
+        }
+        if !a.served_model_names.is_empty() {
+            if a.models.is_empty() || a.served_model_names.len() > self.models.len() {
+                return Err(ConfigError::Invalid(format!(
+                    "--served-model-name / GERBIL_SERVED_MODEL_NAMES names {} model(s) but --model gives {}: \
+                     one name per --model, in order (name a config file's models with `name`)",
+                    a.served_model_names.len(),
+                    if a.models.is_empty() { 0 } else { self.models.len() }
+                )));
+            }
+            for (m, name) in self.models.iter_mut().zip(&a.served_model_names) {
+                let name = name.trim();
+                if name.is_empty() {
+                    return Err(ConfigError::Invalid("--served-model-name: a name is empty".into()));
+                }
+                m.name = Some(name.to_string());
+            }
         }
         if !a.stt_models.is_empty() {
             let stt: Vec<SttModelSpec> = a

@@ -125,3 +125,26 @@ fn an_empty_api_key_is_refused_not_dropped() {
     let args = ServeArgs { api_key: Some("k".into()), ..Default::default() };
     assert_eq!(ServeConfig::load(&args).unwrap().api_key.as_deref(), Some("k"));
 }
+
+#[test]
+fn served_model_names_rename_the_models_in_order() {
+    let args = |models: &[&str], names: &[&str]| ServeArgs {
+        models: models.iter().map(|s| s.to_string()).collect(),
+        served_model_names: names.iter().map(|s| s.to_string()).collect(),
+        ..Default::default()
+    };
+    let c = ServeConfig::load(&args(&["/m/a.gguf", "/m/b.gguf"], &["small"])).unwrap();
+    let ids: Vec<&str> = c.models.iter().map(ModelSpec::id).collect();
+    assert_eq!(ids, ["small", "/m/b.gguf"]);
+    let c = ServeConfig::load(&args(&["/m/a.gguf", "/m/b.gguf"], &["x", "y"])).unwrap();
+    assert_eq!(c.models.iter().map(ModelSpec::id).collect::<Vec<_>>(), ["x", "y"]);
+    for (models, names) in
+        [(&["/m/a.gguf"][..], &["x", "y"][..]), (&[][..], &["x"][..]), (&["/m/a.gguf"][..], &[" "][..])]
+    {
+        let e = ServeConfig::load(&args(models, names)).unwrap_err().to_string();
+        assert!(e.contains("--served-model-name"), "{models:?} {names:?}: {e}");
+    }
+    // Two models may not end up with one name.
+    let e = ServeConfig::load(&args(&["/m/a.gguf", "x"], &["x"])).unwrap_err().to_string();
+    assert!(e.contains("share the name 'x'"), "{e}");
+}
