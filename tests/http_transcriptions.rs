@@ -1,7 +1,7 @@
 //! Runs the speech-to-text Python suite (tests/http_stt: the official `openai`
 //! SDK's `audio.transcriptions.create`, plain and streamed; srt/vtt parsed by
 //! the `srt` and `webvtt-py` packages; bad uploads) against a server with the
-//! real Whisper tiny.en (tools/fetch_test_assets.sh) and an API key.
+//! real Whisper tiny.en (tools/fetch_test_assets.sh), the text fixture model and an API key.
 
 mod http_support;
 
@@ -36,6 +36,7 @@ fn python_transcriptions_suite() {
         .env("GERBIL_API_KEY", "stt-key")
         .env("GERBIL_STT_MODEL", "whisper-tiny.en")
         .env("GERBIL_BECKETT", &beckett)
+        .env("GERBIL_TEXT_MODEL", MODEL)
         .status()
         .expect("run pytest");
     assert!(status.success(), "the Python transcription suite failed (output above)");

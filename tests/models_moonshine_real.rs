@@ -33,8 +33,8 @@ fn beckett_through_the_rust_api() {
     let mut seen = 0;
     let t0 = std::time::Instant::now();
     let tr = model
-        .transcribe(&audio, &TranscribeOptions::default(), &mut |_| {
-            seen += 1;
+        .transcribe(&audio, &TranscribeOptions::default(), &mut |p| {
+            seen += matches!(p, speech::Progress::Segment(_)) as usize;
             ControlFlow::Continue(())
         })
         .unwrap();

@@ -28,8 +28,8 @@ fn beckett_through_the_rust_api() {
     let mut model = speech::load(&gpu(), &asset("whisper-tiny-en")).unwrap();
     let mut seen = 0;
     let tr = model
-        .transcribe(&audio, &TranscribeOptions::default(), &mut |_| {
-            seen += 1;
+        .transcribe(&audio, &TranscribeOptions::default(), &mut |p| {
+            seen += matches!(p, speech::Progress::Segment(_)) as usize;
             ControlFlow::Continue(())
         })
         .unwrap();
@@ -62,7 +62,15 @@ fn beckett_through_the_rust_api() {
         long.extend_from_slice(&gap);
     }
     let with_words = TranscribeOptions { word_timestamps: true, ..Default::default() };
-    let tr = model.transcribe(&long, &with_words, &mut |_| ControlFlow::Continue(())).unwrap();
+    let mut windows = 0;
+    let tr = model
+        .transcribe(&long, &with_words, &mut |p| {
+            windows += matches!(p, speech::Progress::Window) as usize;
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+    // The end of every window but the last is reported (the GPU worker steps text there).
+    assert!(windows >= 1, "~49 s is at least two windows, {windows} reported");
     eprintln!("{tr:#?}");
     let four = [BECKETT; 4].join(" ");
     let w = wer(&four, &tr.text);

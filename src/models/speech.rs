@@ -93,16 +93,26 @@ pub enum SpeechError {
     Tokenizer(String),
 }
 
+/// What a transcription reports while it runs.
+#[derive(Debug, Clone, Copy)]
+pub enum Progress<'a> {
+    /// A finished segment, in order (for streaming).
+    Segment(&'a Segment),
+    /// A window of audio (Whisper's 30 s, a Moonshine chunk) is done and more follow: the GPU
+    /// worker lets text sequences step here, so a long file does not stall them.
+    Window,
+}
+
 /// A loaded speech-to-text model.
 pub trait SpeechModel: Send {
-    /// Transcribes 16 kHz mono audio. `on_segment` sees each finished segment
-    /// in order (for streaming) and may stop the work with `Break` (the client
-    /// went away), which returns `SpeechError::Cancelled`.
+    /// Transcribes 16 kHz mono audio. `on_progress` sees each finished segment and the end of
+    /// each window but the last, and may stop the work with `Break` (the client went away),
+    /// which returns `SpeechError::Cancelled`.
     fn transcribe(
         &mut self,
         audio: &[f32],
         opts: &TranscribeOptions,
-        on_segment: &mut dyn FnMut(&Segment) -> ControlFlow<()>,
+        on_progress: &mut dyn FnMut(Progress<'_>) -> ControlFlow<()>,
     ) -> Result<Transcript, SpeechError>;
 
     /// ISO codes accepted by `TranscribeOptions::language`.

@@ -1,7 +1,8 @@
 //! Audio jobs on the GPU worker: loaded speech models and a FIFO of
-//! transcriptions. A job runs whole between text scheduler steps; it stops
-//! early when the client's event receiver is gone (checked after every
-//! segment), and every job is counted in /metrics by outcome.
+//! transcriptions. A job runs to its end, but hands the worker back between
+//! its windows (`between_windows`: text sequences step there); it stops early
+//! when the client's event receiver is gone (checked after every segment and
+//! window), and every job is counted in /metrics by outcome.
 
 use std::collections::VecDeque;
 use std::ops::ControlFlow;
@@ -10,7 +11,7 @@ use std::sync::Arc;
 use super::handle::QueueCounter;
 use super::metrics::Metrics;
 use super::msg::{AudioEvent, ValidTranscribe, WorkerError};
-use crate::models::speech::{SpeechError, SpeechModel};
+use crate::models::speech::{Progress, SpeechError, SpeechModel};
 
 pub struct AudioWorker {
     models: Vec<(String, Box<dyn SpeechModel>)>,
@@ -37,8 +38,9 @@ impl AudioWorker {
         self.jobs.push_back(job);
     }
 
-    /// Runs the oldest job to its end (or its cancellation).
-    pub fn run_one(&mut self) {
+    /// Runs the oldest job to its end (or its cancellation), calling `between_windows` between
+    /// its windows of audio.
+    pub fn run_one(&mut self, between_windows: &mut dyn FnMut()) {
         let Some(job) = self.jobs.pop_front() else { return };
         self.queue.release(1);
         let (id, model) = &mut self.models[job.model];
@@ -48,15 +50,21 @@ impl AudioWorker {
             return;
         }
         let events = job.events.clone();
-        let mut on_segment = |s: &crate::models::speech::Segment| {
-            if events.send(AudioEvent::Segment(s.clone())).is_err() {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
+        let mut on_progress = |p: Progress<'_>| {
+            let gone = match p {
+                Progress::Segment(s) => events.send(AudioEvent::Segment(s.clone())).is_err(),
+                Progress::Window => events.is_closed(),
+            };
+            if gone {
+                return ControlFlow::Break(());
             }
+            if let Progress::Window = p {
+                between_windows();
+            }
+            ControlFlow::Continue(())
         };
         let t0 = std::time::Instant::now();
-        let outcome = match model.transcribe(&job.audio, &job.opts, &mut on_segment) {
+        let outcome = match model.transcribe(&job.audio, &job.opts, &mut on_progress) {
             Ok(tr) => {
                 self.metrics.audio_seconds.with_label_values(&[id.as_str()]).inc_by(tr.duration);
                 tracing::info!(

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, watch};
 
@@ -14,7 +14,7 @@ use super::backend::backend_for;
 use super::handle::{QueueCounter, WorkerHandle};
 use super::load::load_text_model;
 use super::metrics::Metrics;
-use super::msg::{SeqEvent, WorkerError, WorkerMsg};
+use super::msg::{SeqEvent, ValidTranscribe, WorkerError, WorkerMsg};
 use super::registry::{chat_template_for, unix_now, LoadFailure, ModelEntry, Registry, SpeechEntry};
 use super::scheduler::Scheduler;
 use super::speech::{SpeechQueue, Voice};
@@ -196,8 +196,29 @@ fn serve(
         for s in schedulers.iter_mut().filter(|s| !s.is_idle()) {
             s.step();
         }
-        // One audio job between text steps: text sequences wait at most one job.
-        audio.run_one();
+        // One audio job between text steps. Between its windows, text sequences (and requests
+        // that arrive meanwhile) step for as long as the window took: while both have work,
+        // each gets about half of the GPU, and a long file does not stall the streams.
+        let mut deferred = Vec::new();
+        let mut since = Instant::now();
+        audio.run_one(&mut || {
+            let until = Instant::now() + since.elapsed();
+            loop {
+                while let Ok(msg) = rx.try_recv() {
+                    deferred.extend(route_text_or_speech(&mut schedulers, &mut speech, queue, msg));
+                }
+                let mut busy = schedulers.iter_mut().filter(|s| !s.is_idle()).peekable();
+                if busy.peek().is_none() {
+                    break;
+                }
+                busy.for_each(Scheduler::step);
+                if Instant::now() >= until {
+                    break;
+                }
+            }
+            since = Instant::now();
+        });
+        deferred.into_iter().for_each(|job| audio.enqueue(job));
         // One sentence per iteration: text sequences keep decoding between sentences.
         speech.step();
         if !step_delay.is_zero() {
@@ -214,8 +235,21 @@ fn route(
     queue: &QueueCounter,
     msg: WorkerMsg,
 ) {
+    if let Some(job) = route_text_or_speech(schedulers, speech, queue, msg) {
+        audio.enqueue(job);
+    }
+}
+
+/// Routes text and speech requests; hands a transcription back (the audio worker may be busy
+/// running a job, between whose windows this is called).
+fn route_text_or_speech(
+    schedulers: &mut [Scheduler],
+    speech: &mut SpeechQueue,
+    queue: &QueueCounter,
+    msg: WorkerMsg,
+) -> Option<ValidTranscribe> {
     match msg {
-        WorkerMsg::Transcribe(job) => audio.enqueue(job),
+        WorkerMsg::Transcribe(job) => return Some(job),
         WorkerMsg::Speech(req) => speech.enqueue(req),
         WorkerMsg::Generate(req) => match schedulers.get_mut(req.model) {
             Some(s) => s.enqueue(req),
@@ -229,4 +263,5 @@ fn route(
             }
         },
     }
+    None
 }

@@ -4,8 +4,11 @@ bad uploads answered with a clear 400 while the worker keeps serving."""
 
 import io
 import json
+import os
 import re
 import struct
+import threading
+import time
 import wave
 
 import openai
@@ -222,3 +225,34 @@ def test_models_list_the_transcription_model(client, model):
     # As OpenAI lists whisper-1: a client discovers the id it must send.
     assert model in [m.id for m in client.models.list().data]
     assert client.models.retrieve(model).id == model
+
+
+def test_text_steps_between_transcription_windows(client, base_url, headers, model, beckett):
+    """A long file does not stall text: the GPU worker steps text sequences between the windows of
+    a transcription. 70 s of audio is three Whisper windows; a completion sent once the first
+    window's text has streamed back must finish before the transcription does."""
+    with wave.open(beckett, "rb") as w:
+        params, frames = w.getparams(), w.readframes(w.getnframes())
+    buf = io.BytesIO()
+    with wave.open(buf, "wb") as w:
+        w.setparams(params)
+        w.writeframes(frames * 7)
+    first, times = threading.Event(), {}
+
+    def transcribe():
+        stream = client.audio.transcriptions.create(model=model, file=("long.wav", buf.getvalue()), stream=True)
+        for ev in stream:
+            if ev.type == "transcript.text.delta":
+                first.set()
+        times["transcription"] = time.monotonic()
+
+    t = threading.Thread(target=transcribe)
+    t.start()
+    assert first.wait(300), "no text from the first window"
+    body = {"model": os.environ["GERBIL_TEXT_MODEL"], "prompt": "Hello", "max_tokens": 8, "ignore_eos": True}
+    r = requests.post(base_url + "/v1/completions", headers=headers, json=body, timeout=300)
+    times["text"] = time.monotonic()
+    t.join(300)
+    assert r.status_code == 200, r.text
+    assert "transcription" in times, "the transcription did not finish"
+    assert times["text"] < times["transcription"], f"the completion waited for the whole file: {times}"

@@ -14,7 +14,9 @@ use rand::{Rng, SeedableRng};
 use super::model::{Moonshine, MIN_SAMPLES};
 use super::segment::{self, RATE};
 use crate::gpu::Gpu;
-use crate::models::speech::{compression_ratio, Segment, SpeechError, SpeechModel, TranscribeOptions, Transcript};
+use crate::models::speech::{
+    compression_ratio, Progress, Segment, SpeechError, SpeechModel, TranscribeOptions, Transcript,
+};
 use crate::models::ModelError;
 
 /// Token budget per second of audio (as useful-moonshine / transformers' examples).
@@ -125,7 +127,7 @@ impl SpeechModel for MoonshineTranscriber {
         &mut self,
         audio: &[f32],
         opts: &TranscribeOptions,
-        on_segment: &mut dyn FnMut(&Segment) -> ControlFlow<()>,
+        on_progress: &mut dyn FnMut(Progress<'_>) -> ControlFlow<()>,
     ) -> Result<Transcript, SpeechError> {
         if let Some(l) = opts.language.as_deref().filter(|l| !l.eq_ignore_ascii_case("en")) {
             return Err(SpeechError::Language(l.to_lowercase()));
@@ -133,7 +135,10 @@ impl SpeechModel for MoonshineTranscriber {
         let duration = audio.len() as f64 / RATE as f64;
         let mut rng = StdRng::seed_from_u64(opts.seed.unwrap_or_else(rand::random));
         let mut segments: Vec<Segment> = Vec::new();
-        for (start, end) in segment::chunks(audio) {
+        for (i, (start, end)) in segment::chunks(audio).into_iter().enumerate() {
+            if i > 0 && on_progress(Progress::Window).is_break() {
+                return Err(SpeechError::Cancelled);
+            }
             let d = self.decode_chunk(&audio[start..end], opts.temperature, &mut rng)?;
             let text = self.text_of(&d.tokens)?;
             if text.trim().is_empty() {
@@ -154,7 +159,7 @@ impl SpeechModel for MoonshineTranscriber {
                 no_speech_prob: 0.0,
                 words: Vec::new(),
             };
-            if on_segment(&seg).is_break() {
+            if on_progress(Progress::Segment(&seg)).is_break() {
                 return Err(SpeechError::Cancelled);
             }
             segments.push(seg);

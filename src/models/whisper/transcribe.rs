@@ -18,7 +18,7 @@ use super::tokens::{choose, GenerationConfig, LogitFilter, Specials};
 use crate::audio::mel::{LogMel, MelConfig};
 use crate::gpu::Gpu;
 use crate::models::speech::{
-    compression_ratio, Segment, SpeechError, SpeechModel, TranscribeOptions, Transcript, Word,
+    compression_ratio, Progress, Segment, SpeechError, SpeechModel, TranscribeOptions, Transcript, Word,
 };
 use crate::models::ModelError;
 use crate::nn::LogitRules;
@@ -333,7 +333,7 @@ impl SpeechModel for WhisperTranscriber {
         &mut self,
         audio: &[f32],
         opts: &TranscribeOptions,
-        on_segment: &mut dyn FnMut(&Segment) -> ControlFlow<()>,
+        on_progress: &mut dyn FnMut(Progress<'_>) -> ControlFlow<()>,
     ) -> Result<Transcript, SpeechError> {
         let sr = self.mel.cfg.sampling_rate;
         let hop = self.mel.cfg.hop_length;
@@ -359,6 +359,9 @@ impl SpeechModel for WhisperTranscriber {
         let mut seek = 0usize;
         let mut last_speech = 0.0;
         while seek < content_frames {
+            if seek > 0 && on_progress(Progress::Window).is_break() {
+                return Err(SpeechError::Cancelled);
+            }
             let seg_frames = n_frames.min(content_frames - seek);
             let start = seek * hop;
             let end = (start + seg_frames * hop).min(audio.len());
@@ -492,7 +495,7 @@ impl SpeechModel for WhisperTranscriber {
                     no_speech_prob: w.no_speech_prob,
                     words,
                 };
-                if on_segment(&seg).is_break() {
+                if on_progress(Progress::Segment(&seg)).is_break() {
                     return Err(SpeechError::Cancelled);
                 }
                 segments.push(seg);
