@@ -1,7 +1,7 @@
 // LayerNorm with weight and bias over [n_tokens, dim] rows (torch.nn.LayerNorm):
 // y = (x - mean) / sqrt(var + eps) * w + b, var the biased variance. Two passes
 // over the row (mean, then centred squares) as torch does, not E[x^2] - E[x]^2.
-// reduce_max / reduce_sum: shaders/lib/wg_reduce_*.wgsl (subgroups where 32 wide).
+// reduce_sum: shaders/lib/wg_reduce_*.wgsl (subgroups where 32 wide).
 
 struct Params { dim: u32, eps: f32, pad0: u32, pad1: u32 }
 struct Step { n_tokens: u32, pos0: u32, kv_len: u32, probe: u32 }

@@ -392,19 +392,22 @@ impl ServeConfig {
             self.models = models;
         }
         if !a.served_model_names.is_empty() {
-            if a.models.is_empty() || a.served_model_names.len() > self.models.len() {
+            // Blank entries (a trailing comma) are dropped, as for --model; none left is refused.
+            let names: Vec<&str> = a.served_model_names.iter().map(|s| s.trim()).filter(|s| !s.is_empty()).collect();
+            if names.is_empty() {
+                return Err(ConfigError::Invalid(
+                    "--served-model-name / GERBIL_SERVED_MODEL_NAMES is empty: name a model, or unset it".into(),
+                ));
+            }
+            if a.models.is_empty() || names.len() > self.models.len() {
                 return Err(ConfigError::Invalid(format!(
                     "--served-model-name / GERBIL_SERVED_MODEL_NAMES names {} model(s) but --model gives {}: \
                      one name per --model, in order (name a config file's models with `name`)",
-                    a.served_model_names.len(),
+                    names.len(),
                     if a.models.is_empty() { 0 } else { self.models.len() }
                 )));
             }
-            for (m, name) in self.models.iter_mut().zip(&a.served_model_names) {
-                let name = name.trim();
-                if name.is_empty() {
-                    return Err(ConfigError::Invalid("--served-model-name: a name is empty".into()));
-                }
+            for (m, name) in self.models.iter_mut().zip(names) {
                 m.name = Some(name.to_string());
             }
         }

@@ -97,6 +97,8 @@ fn every_invalid_chat_field_names_its_param() {
         (json!({"tools": [{"type": "function"}]}), "tools"),
         (json!({"tool_choice": "auto"}), "tool_choice"),
         (json!({"tools": [], "tool_choice": "required"}), "tool_choice"),
+        (json!({"tools": "none"}), "tools"),
+        (json!({"tool_choice": []}), "tool_choice"),
         (json!({"messages": [{"role": "user"}]}), "messages[0].content"),
         (
             json!({"messages": [{"role": "system", "content": null}, {"role": "user", "content": "x"}]}),

@@ -136,7 +136,7 @@ fn served_model_names_rename_the_models_in_order() {
     let c = ServeConfig::load(&args(&["/m/a.gguf", "/m/b.gguf"], &["small"])).unwrap();
     let ids: Vec<&str> = c.models.iter().map(ModelSpec::id).collect();
     assert_eq!(ids, ["small", "/m/b.gguf"]);
-    let c = ServeConfig::load(&args(&["/m/a.gguf", "/m/b.gguf"], &["x", "y"])).unwrap();
+    let c = ServeConfig::load(&args(&["/m/a.gguf", "/m/b.gguf"], &["x", "y", ""])).unwrap();
     assert_eq!(c.models.iter().map(ModelSpec::id).collect::<Vec<_>>(), ["x", "y"]);
     for (models, names) in
         [(&["/m/a.gguf"][..], &["x", "y"][..]), (&[][..], &["x"][..]), (&["/m/a.gguf"][..], &[" "][..])]

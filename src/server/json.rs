@@ -28,18 +28,21 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
 }
 
 pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    // Checked first: serde would also take a list as a struct's fields in order.
+    if !bytes.trim_ascii_start().starts_with(b"{") {
+        return Err(ApiError::InvalidRequest { message: "the request body must be a JSON object".into(), param: None });
+    }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let inner = e.inner().to_string();
-        // Broken JSON is the body's fault, not a field's (serde reports it at the path it reached).
-        if e.inner().is_syntax() || e.inner().is_eof() {
+        // Broken JSON is the body's fault, not a field's (serde reports it at the path it
+        // reached); a number out of range is classed as syntax too, but it is the field's.
+        let out_of_range = inner.starts_with("number out of range");
+        if (e.inner().is_syntax() && !out_of_range) || e.inner().is_eof() {
             return ApiError::InvalidRequest {
                 message: format!("the request body is not valid JSON: {inner}"),
                 param: None,
             };
-        }
-        if !bytes.trim_ascii_start().starts_with(b"{") {
-            return ApiError::InvalidRequest { message: "the request body must be a JSON object".into(), param: None };
         }
         let param = match (known_path(&e.path().to_string()), missing_field(&inner)) {
             (Some(parent), Some(field)) => Some(format!("{parent}.{field}")),
@@ -97,6 +100,8 @@ mod tests {
         assert_eq!(param(r#"{not json"#), None);
         assert_eq!(param(r#"{"model":"#), None, "a body cut short names no field");
         assert_eq!(param(r#"{"model": "m", "n": 1,}"#), None);
+        assert_eq!(param(r#"{"model": "m", "n": 1e400}"#).as_deref(), Some("n"));
+        assert!(parse::<Req>(br#"["m", 1, null]"#).is_err(), "a list is not taken as the fields in order");
         match parse::<Req>(b" [] ") {
             Err(ApiError::InvalidRequest { message, param: None }) => {
                 assert_eq!(message, "the request body must be a JSON object")

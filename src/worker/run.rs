@@ -197,12 +197,15 @@ fn serve(
             s.step();
         }
         // One audio job between text steps. Between its windows, text sequences (and requests
-        // that arrive meanwhile) step for as long as the window took: while both have work,
-        // each gets about half of the GPU, and a long file does not stall the streams.
+        // that arrive meanwhile) step for as long as the window took, after one sentence of
+        // speech: while both have work, each gets about half of the GPU, and a long file does
+        // not stall the streams. Transcriptions that arrive meanwhile queue behind this one.
         let mut deferred = Vec::new();
         let mut since = Instant::now();
         audio.run_one(&mut || {
             let until = Instant::now() + since.elapsed();
+            // A sentence of speech too, so text to speech does not wait for the whole file either.
+            speech.step();
             loop {
                 while let Ok(msg) = rx.try_recv() {
                     deferred.extend(route_text_or_speech(&mut schedulers, &mut speech, queue, msg));

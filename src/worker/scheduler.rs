@@ -389,7 +389,10 @@ impl Scheduler {
         if let Some(a) = &self.slots[slot] {
             let _ = a.req.events.send(SeqEvent::Finished { reason });
         }
+        // The HTTP side may have matched a stop string in tokens before these (it then flags it).
+        let stopped = self.slots[slot].as_ref().is_some_and(|a| a.req.stopped.load(Ordering::Acquire));
         let outcome = match reason {
+            _ if stopped => Outcome::Stop,
             FinishReason::Eos => Outcome::Eos,
             FinishReason::Length => Outcome::Length,
         };

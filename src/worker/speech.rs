@@ -59,9 +59,14 @@ impl SpeechMetrics {
             &["voice", "outcome"],
         )
         .expect("static metric definition");
-        let sentences =
-            IntCounterVec::new(Opts::new("gerbil_speech_sentences_total", "Sentences synthesized"), &["voice"])
-                .expect("static metric definition");
+        let sentences = IntCounterVec::new(
+            Opts::new(
+                "gerbil_speech_sentences_total",
+                "Sentences synthesized (a long one counts each unit it is cut into)",
+            ),
+            &["voice"],
+        )
+        .expect("static metric definition");
         let audio_seconds =
             CounterVec::new(Opts::new("gerbil_speech_audio_seconds_total", "Seconds of audio synthesized"), &["voice"])
                 .expect("static metric definition");

@@ -82,7 +82,7 @@ pub enum EncodeError {
 }
 
 impl EncodeError {
-    fn codec(codec: &'static str, e: impl std::fmt::Display) -> Self {
+    pub(crate) fn codec(codec: &'static str, e: impl std::fmt::Display) -> Self {
         EncodeError::Codec { codec, msg: e.to_string() }
     }
 }

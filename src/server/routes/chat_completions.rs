@@ -112,17 +112,17 @@ fn common(r: &ChatRequest) -> CommonFields<'_> {
 }
 
 fn refuse_unsupported(r: &ChatRequest) -> Result<(), ApiError> {
-    // `tools: []` and `tool_choice: "none"` ask for no tool calls, as every request here gets
-    // (some frameworks send them by default).
-    let no_tools = |v: &Value| v.is_null() || v.as_array().is_some_and(Vec::is_empty) || v == "none";
-    let present = |v: &Option<Value>| v.as_ref().is_some_and(|v| !no_tools(v));
-    for (name, v) in [
-        ("tools", &r.tools),
-        ("tool_choice", &r.tool_choice),
-        ("functions", &r.functions),
-        ("function_call", &r.function_call),
+    // `tools: []` and `tool_choice: "none"` (and the legacy `functions: []`, `function_call:
+    // "none"`) ask for no tool calls, as every request here gets; frameworks send them by default.
+    let no_list = |v: &Value| v.as_array().is_some_and(Vec::is_empty);
+    let no_choice = |v: &Value| v == "none";
+    for (name, v, asks_none) in [
+        ("tools", &r.tools, &no_list as &dyn Fn(&Value) -> bool),
+        ("tool_choice", &r.tool_choice, &no_choice),
+        ("functions", &r.functions, &no_list),
+        ("function_call", &r.function_call, &no_choice),
     ] {
-        if present(v) {
+        if v.as_ref().is_some_and(|v| !v.is_null() && !asks_none(v)) {
             return Err(ApiError::invalid(
                 name,
                 format!("{name} is not supported: this server does not do tool calling"),
@@ -138,7 +138,7 @@ fn refuse_unsupported(r: &ChatRequest) -> Result<(), ApiError> {
             ));
         }
     }
-    if present(&r.audio) {
+    if r.audio.as_ref().is_some_and(|v| !v.is_null()) {
         return Err(ApiError::invalid(
             "audio",
             "audio output is not supported by chat completions here; use POST /v1/audio/speech",

@@ -212,7 +212,10 @@ fn audio_stream(
                     }
                 },
                 SpeechEvent::Done { .. } => {
-                    match enc.finish() {
+                    // A whole-file FLAC is encoded here, minutes of audio at most: off the async threads.
+                    let finished = tokio::task::spawn_blocking(move || { let mut enc = enc; enc.finish() }).await;
+                    let finished = finished.unwrap_or_else(|e| Err(EncodeError::codec("encoder", e)));
+                    match finished {
                         Ok(tail) if tail.is_empty() => {}
                         Ok(tail) => yield Ok(Bytes::from(tail)),
                         Err(e) => yield Err(encode_failed(e)),
