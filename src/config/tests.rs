@@ -2,6 +2,13 @@
 
 use super::*;
 
+/// A `c.toml` path in a folder of this test process's own (`tag` keeps tests apart).
+fn config_path(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join("c.toml")
+}
+
 #[test]
 fn defaults_parse() {
     let c = ServeConfig::defaults().unwrap();
@@ -12,9 +19,7 @@ fn defaults_parse() {
 
 #[test]
 fn speech_only_is_valid_and_nothing_is_not() {
-    let dir = std::env::temp_dir().join(format!("gerbil-config-speech-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("c.toml");
+    let path = config_path("gerbil-config-speech");
     std::fs::write(&path, "models = []\n[[voices]]\nname = \"joe\"\ndir = \"/voices/joe\"\n").unwrap();
     let c = ServeConfig::load(&ServeArgs { config: Some(path.clone()), ..Default::default() }).unwrap();
     assert!(c.models.is_empty() && c.voices.len() == 1);
@@ -25,9 +30,7 @@ fn speech_only_is_valid_and_nothing_is_not() {
 
 #[test]
 fn file_then_flags() {
-    let dir = std::env::temp_dir().join(format!("gerbil-config-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("c.toml");
+    let path = config_path("gerbil-config");
     std::fs::write(&path, "models = [{ source = \"a/b\", name = \"m\", format = \"f32\" }]\n[limits]\nmax_slots = 3\n")
         .unwrap();
     let args = ServeArgs { config: Some(path.clone()), max_queue: Some(5), ..Default::default() };
@@ -41,9 +44,7 @@ fn file_then_flags() {
 
 #[test]
 fn typos_and_zero_limits_are_refused() {
-    let dir = std::env::temp_dir().join(format!("gerbil-config-bad-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("c.toml");
+    let path = config_path("gerbil-config-bad");
     std::fs::write(&path, "[limits]\nmax_slot = 3\n").unwrap();
     let err = ServeConfig::load(&ServeArgs { config: Some(path), ..Default::default() }).unwrap_err();
     assert!(err.to_string().contains("max_slot"), "{err}");
@@ -66,9 +67,7 @@ fn typos_and_zero_limits_are_refused() {
 /// match any variant"; plain strings and correct tables still load side by side.
 #[test]
 fn model_entry_errors_name_the_entry_and_field() {
-    let dir = std::env::temp_dir().join(format!("gerbil-config-entry-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("c.toml");
+    let path = config_path("gerbil-config-entry");
     let load = |text: &str| {
         std::fs::write(&path, text).unwrap();
         ServeConfig::load(&ServeArgs { config: Some(path.clone()), ..Default::default() })

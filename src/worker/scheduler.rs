@@ -375,10 +375,15 @@ impl Scheduler {
         }
     }
 
+    /// Whether the HTTP side ended the slot's sequence at a stop string (it flags it before it
+    /// drops the receiver, possibly while the worker is still a few tokens further on).
+    fn stopped(&self, slot: Slot) -> bool {
+        self.slots[slot].as_ref().is_some_and(|a| a.req.stopped.load(Ordering::Acquire))
+    }
+
     /// Why the receiver of a slot's events went away: a stop string, or the client.
     fn gone_outcome(&self, slot: Slot) -> Outcome {
-        let stopped = self.slots[slot].as_ref().is_some_and(|a| a.req.stopped.load(Ordering::Acquire));
-        if stopped {
+        if self.stopped(slot) {
             Outcome::Stop
         } else {
             Outcome::Cancelled
@@ -389,10 +394,8 @@ impl Scheduler {
         if let Some(a) = &self.slots[slot] {
             let _ = a.req.events.send(SeqEvent::Finished { reason });
         }
-        // The HTTP side may have matched a stop string in tokens before these (it then flags it).
-        let stopped = self.slots[slot].as_ref().is_some_and(|a| a.req.stopped.load(Ordering::Acquire));
         let outcome = match reason {
-            _ if stopped => Outcome::Stop,
+            _ if self.stopped(slot) => Outcome::Stop,
             FinishReason::Eos => Outcome::Eos,
             FinishReason::Length => Outcome::Length,
         };

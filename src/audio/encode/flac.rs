@@ -22,7 +22,7 @@ pub struct FlacStream {
     buf: FrameBuf,
     pending: Vec<i32>,
     frame_number: usize,
-    header: Option<Vec<u8>>,
+    header_sent: bool,
     /// Every sample, for an encoding at `finish` (`file`); None when streaming frames.
     whole: Option<Vec<i32>>,
 }
@@ -39,9 +39,6 @@ impl FlacStream {
         // min_block_size); frame sizes 0 = unknown. total_samples and md5 stay 0 = unknown.
         info.set_block_sizes(BLOCK, BLOCK).map_err(err)?;
         info.set_frame_sizes(0, 0).map_err(err)?;
-        let stream = Stream::with_stream_info(info.clone());
-        let mut sink = ByteSink::new();
-        stream.write(&mut sink).map_err(err)?;
         let buf = FrameBuf::with_size(1, BLOCK).map_err(err)?;
         Ok(FlacStream {
             config,
@@ -49,14 +46,24 @@ impl FlacStream {
             buf,
             pending: Vec::with_capacity(BLOCK),
             frame_number: 0,
-            header: Some(sink.as_slice().to_vec()),
+            header_sent: false,
             whole: None,
         })
     }
 
     /// Nothing until `finish`, which gives the whole file with its length and MD5 in STREAMINFO.
     pub fn file(rate: u32) -> Result<Self, EncodeError> {
-        Ok(FlacStream { whole: Some(Vec::new()), header: None, ..Self::new(rate)? })
+        Ok(FlacStream { whole: Some(Vec::new()), ..Self::new(rate)? })
+    }
+
+    /// The streamed header (fLaC + STREAMINFO) with the first bytes out, then nothing.
+    fn header(&mut self) -> Result<Vec<u8>, EncodeError> {
+        if std::mem::replace(&mut self.header_sent, true) {
+            return Ok(Vec::new());
+        }
+        let mut sink = ByteSink::new();
+        Stream::with_stream_info(self.info.clone()).write(&mut sink).map_err(err)?;
+        Ok(sink.as_slice().to_vec())
     }
 
     fn frame(&mut self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
@@ -76,7 +83,7 @@ impl FlacStream {
             all.extend(samples.iter().map(|&s| to_i16(s) as i32));
             return Ok(Vec::new());
         }
-        let mut out = self.header.take().unwrap_or_default();
+        let mut out = self.header()?;
         for &s in samples {
             self.pending.push(to_i16(s) as i32);
             if self.pending.len() == BLOCK {
@@ -97,7 +104,7 @@ impl FlacStream {
             stream.write(&mut sink).map_err(err)?;
             return Ok(sink.as_slice().to_vec());
         }
-        let mut out = self.header.take().unwrap_or_default();
+        let mut out = self.header()?;
         if !self.pending.is_empty() {
             self.frame(&mut out)?;
         }
