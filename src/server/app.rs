@@ -30,6 +30,7 @@ pub struct AppState {
 }
 
 /// A loaded model, kept alive by the registry it belongs to.
+#[derive(Clone)]
 pub struct ModelRef {
     registry: Arc<Registry>,
     index: usize,

@@ -17,6 +17,7 @@ use tokio_stream::{StreamExt, StreamMap};
 use super::api::Usage;
 use super::error::ApiError;
 use super::validate::Checked;
+use crate::text::grammar::Constraint;
 use crate::text::stop::StopMatcher;
 use crate::text::tokenizer::StreamDecoder;
 use crate::text::{TextTokenizer, TokenizerError};
@@ -38,6 +39,8 @@ pub struct GenerationSpec {
     pub echo: bool,
     pub received: Instant,
     pub timeout: Duration,
+    /// The grammar every choice is held to (structured output), at its start.
+    pub constraint: Option<Constraint>,
 }
 
 /// One token of output with its logprob details.
@@ -118,6 +121,7 @@ impl Generation {
                     ignore_eos: spec.checked.ignore_eos,
                     events: tx,
                     stopped: stopped.clone(),
+                    constraint: spec.constraint.as_ref().map(Constraint::fork),
                 });
                 streams.insert(index, UnboundedReceiverStream::new(rx));
                 let mut choice = Choice {
@@ -256,7 +260,7 @@ impl Generation {
                     self.queued.push_back(GenEvent::Delta { index, text, tokens: Vec::new() });
                 }
                 let reason = match (released.stopped, reason) {
-                    (true, _) | (false, FinishReason::Eos) => "stop",
+                    (true, _) | (false, FinishReason::Eos | FinishReason::Complete) => "stop",
                     (false, FinishReason::Length) => "length",
                 };
                 self.finish(index, reason);

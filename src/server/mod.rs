@@ -9,6 +9,7 @@ pub mod generation;
 pub mod json;
 pub mod routes;
 pub mod sse;
+pub mod structured;
 pub mod validate;
 
 pub use app::{start, Server, StartError};

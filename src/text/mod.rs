@@ -1,7 +1,8 @@
 //! Text: tokenizer wrapper, streaming detokenization, chat templates,
-//! sampling and stop strings.
+//! sampling, structured-output grammars and stop strings.
 
 pub mod chat;
+pub mod grammar;
 pub mod sampling;
 pub mod stop;
 pub mod subtitles;

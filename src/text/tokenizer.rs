@@ -19,6 +19,8 @@ pub struct TextTokenizer {
     spelling: Spelling,
     /// Added (special) tokens' ids: their text is their content, not vocabulary spelling.
     added: std::collections::HashSet<u32>,
+    /// The added tokens marked special (bos, eos, turn markers): never text to a grammar.
+    special: std::collections::HashSet<u32>,
     pub eos: Vec<u32>,
     pub bos: Option<u32>,
     pub chat_template: Option<String>,
@@ -67,8 +69,10 @@ impl TextTokenizer {
         bos: Option<u32>,
         chat_template: Option<String>,
     ) -> Self {
-        let added = inner.get_added_tokens_decoder().keys().copied().collect();
-        TextTokenizer { spelling: Spelling::of(&inner), added, inner, eos, bos, chat_template }
+        let decoder = inner.get_added_tokens_decoder();
+        let added = decoder.keys().copied().collect();
+        let special = decoder.iter().filter(|(_, t)| t.special).map(|(&id, _)| id).collect();
+        TextTokenizer { spelling: Spelling::of(&inner), added, special, inner, eos, bos, chat_template }
     }
 
     /// Token ids of `text`; `add_special` applies the tokenizer's post-processor (e.g. bos).
@@ -103,6 +107,11 @@ impl TextTokenizer {
 
     pub fn vocab_size(&self) -> usize {
         self.inner.get_vocab_size(true)
+    }
+
+    /// Whether the token is a special added token (a control token, not text).
+    pub fn is_special(&self, id: u32) -> bool {
+        self.special.contains(&id)
     }
 
     pub fn is_eos(&self, id: u32) -> bool {

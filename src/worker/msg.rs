@@ -27,6 +27,8 @@ pub struct ValidSequence {
     /// Set by the HTTP side when a stop string ended the sequence, before it drops the event
     /// receiver: the worker then counts the release as a stop, not as a client that went away.
     pub stopped: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// The grammar the output must follow (structured output), at its start.
+    pub constraint: Option<crate::text::grammar::Constraint>,
 }
 
 /// A request for one model: its sequences are queued and admitted together.
@@ -133,6 +135,8 @@ pub enum FinishReason {
     Eos,
     /// max_tokens, or the context is full.
     Length,
+    /// The output's grammar (`response_format`) allows nothing more.
+    Complete,
 }
 
 #[derive(Debug)]

@@ -3,9 +3,10 @@
 //! Published once by the worker when loading is over.
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::text::chat::ChatTemplate;
+use crate::text::grammar::GrammarCompiler;
 use crate::text::TextTokenizer;
 
 pub struct ModelEntry {
@@ -20,6 +21,15 @@ pub struct ModelEntry {
     pub slots: usize,
     /// Unix seconds when the model finished loading.
     pub created: u64,
+    /// The structured-output compiler, built on the first request that needs it.
+    pub grammar: OnceLock<Result<Arc<GrammarCompiler>, String>>,
+}
+
+impl ModelEntry {
+    /// The model's grammar compiler (building its vocabulary index the first time: blocking).
+    pub fn grammar(&self) -> Result<Arc<GrammarCompiler>, String> {
+        self.grammar.get_or_init(|| GrammarCompiler::new(self.tokenizer.clone(), self.vocab).map(Arc::new)).clone()
+    }
 }
 
 #[derive(Debug, Clone)]

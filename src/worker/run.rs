@@ -148,6 +148,7 @@ fn load_all(
                     tokenizer: tokenizer.clone(),
                     chat,
                     created: unix_now(),
+                    grammar: Default::default(),
                 };
                 let sched = Scheduler::new(
                     id.clone(),

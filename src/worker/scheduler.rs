@@ -49,9 +49,9 @@ impl Active {
         self.prefilled == self.req.prompt.len()
     }
 
-    /// CPU sampling or logprobs need the logits; otherwise the GPU argmax will do.
+    /// CPU sampling, logprobs or a grammar need the logits; otherwise the GPU argmax will do.
     fn needs_logits(&self) -> bool {
-        self.req.logprobs.is_some() || self.sampler.params().needs_logits()
+        self.req.logprobs.is_some() || self.sampler.params().needs_logits() || self.req.constraint.is_some()
     }
 }
 
@@ -331,8 +331,13 @@ impl Scheduler {
             match self.backend.logits(slot) {
                 Ok(mut logits) => {
                     let Some(a) = self.slots[slot].as_mut() else { continue };
-                    // Logprobs describe the model's own distribution, before bias, penalties and temperature.
+                    // Logprobs describe the model's own distribution, before bias, penalties, temperature
+                    // and grammar.
                     let raw = a.req.logprobs.map(|_| logits.clone());
+                    if let Some(Err(e)) = a.req.constraint.as_mut().map(|c| c.restrict(&mut logits)) {
+                        self.fail(slot, WorkerError::Engine(format!("structured output: {e}")));
+                        continue;
+                    }
                     let id = a.sampler.sample(&mut logits);
                     let lp = raw.map(|raw| token_logprob(&raw, id, a.req.logprobs.unwrap_or(0)));
                     picked.push((slot, id, lp));
@@ -354,6 +359,10 @@ impl Scheduler {
             self.finish(slot, FinishReason::Eos);
             return;
         }
+        if let Some(Err(e)) = a.req.constraint.as_mut().map(|c| c.accept(id)) {
+            self.fail(slot, WorkerError::Engine(format!("structured output: {e}")));
+            return;
+        }
         a.generated += 1;
         if a.generated == 1 {
             self.metrics
@@ -368,7 +377,9 @@ impl Scheduler {
             self.release(slot, outcome);
             return;
         }
-        if a.generated >= a.req.max_tokens || a.len + 1 > max_context {
+        if a.req.constraint.as_ref().is_some_and(|c| c.is_complete()) {
+            self.finish(slot, FinishReason::Complete);
+        } else if a.generated >= a.req.max_tokens || a.len + 1 > max_context {
             self.finish(slot, FinishReason::Length);
         } else {
             a.pending = Some(id);
@@ -397,6 +408,7 @@ impl Scheduler {
         let outcome = match reason {
             _ if self.stopped(slot) => Outcome::Stop,
             FinishReason::Eos => Outcome::Eos,
+            FinishReason::Complete => Outcome::Stop,
             FinishReason::Length => Outcome::Length,
         };
         self.release(slot, outcome);

@@ -33,7 +33,10 @@ pub struct ChatRequest {
     pub tool_choice: Option<serde_json::Value>,
     pub functions: Option<serde_json::Value>,
     pub function_call: Option<serde_json::Value>,
+    /// text | json_object | json_schema (structured output).
     pub response_format: Option<serde_json::Value>,
+    /// Extension (vLLM's): one of json, json_object, regex, choice, grammar.
+    pub structured_outputs: Option<serde_json::Value>,
     /// Output kinds: only ["text"] (audio output is refused rather than silently left out).
     pub modalities: Option<serde_json::Value>,
     pub audio: Option<serde_json::Value>,

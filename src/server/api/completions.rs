@@ -33,6 +33,10 @@ pub struct CompletionRequest {
     pub suffix: Option<String>,
     /// Extension: do not stop at end-of-sequence tokens.
     pub ignore_eos: Option<bool>,
+    /// Extension (vLLM's): structured output, as on chat completions.
+    pub response_format: Option<serde_json::Value>,
+    /// Extension (vLLM's): one of json, json_object, regex, choice, grammar.
+    pub structured_outputs: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Serialize)]

@@ -21,6 +21,7 @@ use crate::server::error::ApiError;
 use crate::server::generation::{GenEvent, Generation, GenerationSpec, Prompt, TokenInfo};
 use crate::server::json::ApiJson;
 use crate::server::sse;
+use crate::server::structured::constraint_for;
 use crate::server::validate::{check_common, fit_max_tokens, Budget, CommonFields};
 use crate::text::chat::ChatMessage;
 
@@ -65,6 +66,7 @@ pub async fn handle(
     let budget = Budget { requested, param, default: usize::MAX, min: 1, prompt_param: "messages" };
     let max_tokens = fit_max_tokens(&budget, tokens.len(), entry, &state.limits)?;
     let (stream, include_usage, n) = (checked.stream, checked.include_usage, checked.n);
+    let constraint = constraint_for(&model, req.response_format.as_ref(), req.structured_outputs.as_ref()).await?;
     let spec = GenerationSpec {
         prompts: vec![Prompt { tokens, text, max_tokens }],
         checked,
@@ -72,6 +74,7 @@ pub async fn handle(
         echo: false,
         received,
         timeout: state.limits.request_timeout(),
+        constraint,
     };
     let generation = Generation::start(&state.worker, entry, spec)?;
     let head = Head { id: new_id("chatcmpl-"), created: unix_now(), model: req.model, logprobs: logprobs.is_some() };
@@ -143,11 +146,6 @@ fn refuse_unsupported(r: &ChatRequest) -> Result<(), ApiError> {
             "audio",
             "audio output is not supported by chat completions here; use POST /v1/audio/speech",
         ));
-    }
-    if let Some(rf) = r.response_format.as_ref().filter(|v| !v.is_null()) {
-        if rf.get("type").and_then(Value::as_str) != Some("text") {
-            return Err(ApiError::invalid("response_format", "only response_format {\"type\": \"text\"} is supported"));
-        }
     }
     Ok(())
 }

@@ -18,6 +18,7 @@ use crate::server::error::ApiError;
 use crate::server::generation::{GenEvent, Generation, GenerationSpec, Prompt, TokenInfo};
 use crate::server::json::ApiJson;
 use crate::server::sse;
+use crate::server::structured::constraint_for;
 use crate::server::validate::{check_common, fit_max_tokens, Budget, CommonFields};
 use crate::worker::ModelEntry;
 
@@ -74,7 +75,9 @@ pub async fn handle(
         })
         .collect::<Result<Vec<_>, ApiError>>()?;
     let (stream, include_usage) = (checked.stream, checked.include_usage);
-    let spec = GenerationSpec { prompts, checked, logprobs, echo, received, timeout: state.limits.request_timeout() };
+    let constraint = constraint_for(&model, req.response_format.as_ref(), req.structured_outputs.as_ref()).await?;
+    let timeout = state.limits.request_timeout();
+    let spec = GenerationSpec { prompts, checked, logprobs, echo, received, timeout, constraint };
     let generation = Generation::start(&state.worker, entry, spec)?;
     let head = Head { id: new_id("cmpl-"), created: unix_now(), model: req.model, logprobs: logprobs.is_some() };
     if stream {
