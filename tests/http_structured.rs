@@ -52,7 +52,8 @@ fn reasons(v: &Value) -> Vec<String> {
 
 #[test]
 fn sampled_json_schema_choices_fit_the_schema() {
-    let rf = json!({"type": "json_schema", "json_schema": {"name": "person", "schema": person_schema(), "strict": true}});
+    let rf =
+        json!({"type": "json_schema", "json_schema": {"name": "person", "schema": person_schema(), "strict": true}});
     let v = chat(json!({"response_format": rf, "temperature": 1.0, "seed": 7, "n": 3}));
     for text in texts(&v) {
         assert_person(&text);
@@ -136,7 +137,14 @@ fn greedy_structured_output_equals_a_cpu_replay() {
                       "response_format": {"type": "json_schema", "json_schema": {"name": "p", "schema": person_schema()}}});
     let (status, v) = shared().post("/v1/completions", &body);
     assert_eq!(status, 200, "{v}");
-    assert_eq!(texts(&v), vec![want]);
+    assert_eq!(texts(&v), vec![want.clone()]);
+    assert_eq!(v["usage"]["completion_tokens"], ids.len());
+    // A complete grammar ends the output even where end-of-sequence tokens are ignored.
+    let mut body = body;
+    body["ignore_eos"] = json!(true);
+    let (status, v) = shared().post("/v1/completions", &body);
+    assert_eq!(status, 200, "{v}");
+    assert_eq!((texts(&v), reasons(&v)), (vec![want], vec!["stop".to_string()]));
     assert_eq!(v["usage"]["completion_tokens"], ids.len());
 }
 
@@ -159,8 +167,16 @@ fn grammars_that_do_not_compile_are_400_naming_the_field() {
                    "response_format": {"type": "json_schema", "json_schema": {"name": "x", "schema": {"type": "nope"}}}}),
             "response_format.json_schema.schema",
         ),
-        ("/v1/chat/completions", json!({"model": MODEL, "messages": msgs, "response_format": {"type": "yaml"}}), "response_format"),
-        ("/v1/completions", json!({"model": MODEL, "prompt": "x", "structured_outputs": {"regex": "(a"}}), "structured_outputs.regex"),
+        (
+            "/v1/chat/completions",
+            json!({"model": MODEL, "messages": msgs, "response_format": {"type": "yaml"}}),
+            "response_format",
+        ),
+        (
+            "/v1/completions",
+            json!({"model": MODEL, "prompt": "x", "structured_outputs": {"regex": "(a"}}),
+            "structured_outputs.regex",
+        ),
         (
             "/v1/completions",
             json!({"model": MODEL, "prompt": "x", "structured_outputs": {"grammar": "start: missing"}}),

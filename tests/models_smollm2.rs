@@ -79,3 +79,45 @@ fn decodes_64_tokens_without_nan() {
     assert!(l.iter().all(|v| v.is_finite()));
     assert_eq!(s.pos, ids.len() + 64);
 }
+
+/// Structured output on real weights: held to a JSON schema, the model's greedy answer is JSON of
+/// that shape and still the right answer (the grammar bans tokens, it does not choose them).
+#[test]
+fn fills_a_json_schema_with_the_right_answer() {
+    use gerbil::text::grammar::{GrammarCompiler, OutputFormat};
+    let mut m = model();
+    let tok = std::sync::Arc::new(m.tokenizer.take().unwrap());
+    let compiler = GrammarCompiler::new(tok.clone(), m.arch.vocab()).unwrap();
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": { "country": { "type": "string" }, "capital": { "type": "string" } },
+        "required": ["country", "capital"],
+        "additionalProperties": false
+    });
+    let mut c = compiler.compile(&OutputFormat::JsonSchema(schema)).unwrap();
+    let prompt = "<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\n\
+                  <|im_start|>user\nWhat is the capital of France? Answer in JSON.<|im_end|>\n<|im_start|>assistant\n";
+    let mut s = Session::new(&m, SessionOptions::default()).unwrap();
+    s.prefill(&tok.encode(prompt, false).unwrap()).unwrap();
+    let mut ids = Vec::new();
+    for _ in 0..48 {
+        let mut logits = s.logits().unwrap();
+        c.restrict(&mut logits).unwrap();
+        let id = gerbil::text::sampling::argmax(&logits);
+        if tok.is_eos(id) {
+            break;
+        }
+        c.accept(id).unwrap();
+        ids.push(id);
+        if c.is_complete() {
+            break;
+        }
+        s.set_next_token(id);
+        s.decode_step().unwrap();
+    }
+    let text = tok.decode(&ids).unwrap();
+    eprintln!("answer: {text}");
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text:?}"));
+    assert!(v["capital"].as_str().is_some_and(|c| c.contains("Paris")), "{text}");
+    assert!(v["country"].as_str().is_some_and(|c| c.to_lowercase().contains("france")), "{text}");
+}

@@ -6,6 +6,7 @@ pub mod ablation;
 pub mod bandwidth;
 pub mod batched;
 pub mod decode;
+pub mod grammar;
 pub mod grid_barrier;
 pub mod matvec;
 pub mod memory;

@@ -58,6 +58,10 @@ pub struct BenchArgs {
     /// Write all results as JSON here too.
     #[arg(long)]
     pub json: Option<PathBuf>,
+    /// Instead of the GPU runs: the structured-output CPU cost for this vocabulary (a .gguf, or a
+    /// folder with tokenizer.json): grammar index build, then the token mask per JSON token.
+    #[arg(long, value_name = "TOKENIZER")]
+    pub grammar: Option<PathBuf>,
 }
 
 /// The default fusion with the passes named in `passes` (joined by '+') off.
@@ -78,6 +82,18 @@ pub fn toggled(passes: &str, on: bool) -> anyhow::Result<FusionConfig> {
 }
 
 pub fn run(args: BenchArgs) -> anyhow::Result<()> {
+    if let Some(path) = &args.grammar {
+        let r = crate::bench::grammar::run(path, args.tokens.max(2))?;
+        println!(
+            "structured output, vocabulary of {} tokens: index built in {:.0} ms, JSON schema compiled in {:.1} ms; \
+             token mask over {} JSON tokens: median {:.0} us, p90 {:.0} us, max {:.0} us",
+            r.vocab, r.index_ms, r.compile_ms, r.tokens, r.mask_us_median, r.mask_us_p90, r.mask_us_max
+        );
+        if let Some(p) = &args.json {
+            std::fs::write(p, serde_json::to_string_pretty(&r)?)?;
+        }
+        return Ok(());
+    }
     if args.tokens < 2 || args.prefill == 0 {
         anyhow::bail!("--tokens must be at least 2 (a decode rate needs a step after the prompt's token) and --prefill at least 1");
     }

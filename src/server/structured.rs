@@ -17,10 +17,9 @@ pub fn output_format(
     let response_format = response_format.filter(|v| !v.is_null());
     let structured_outputs = structured_outputs.filter(|v| !v.is_null());
     match (response_format, structured_outputs) {
-        (Some(_), Some(_)) => Err(ApiError::invalid(
-            "structured_outputs",
-            "give either response_format or structured_outputs, not both",
-        )),
+        (Some(_), Some(_)) => {
+            Err(ApiError::invalid("structured_outputs", "give either response_format or structured_outputs, not both"))
+        }
         (Some(rf), None) => from_response_format(rf),
         (None, Some(so)) => from_structured_outputs(so).map(Some),
         (None, None) => Ok(None),
@@ -54,7 +53,9 @@ fn from_structured_outputs(so: &Value) -> Result<OutputFormat, ApiError> {
     const FIELDS: &str = "json, json_object, regex, choice or grammar";
     let param = "structured_outputs";
     let obj = so.as_object().ok_or_else(|| ApiError::invalid(param, "structured_outputs must be an object"))?;
-    let mut asked = obj.iter().filter(|(k, v)| !v.is_null() && !(k.as_str() == "json_object" && **v == false));
+    // A null field, or json_object: false, asks for nothing.
+    let asks = |(k, v): &(&String, &Value)| !(v.is_null() || k.as_str() == "json_object" && **v == false);
+    let mut asked = obj.iter().filter(asks);
     let (Some((key, v)), None) = (asked.next(), asked.next()) else {
         return Err(ApiError::invalid(param, format!("structured_outputs needs exactly one of {FIELDS}")));
     };
@@ -158,7 +159,10 @@ mod tests {
         assert_eq!(f(Some(rf), None), Some(OutputFormat::JsonSchema(schema.clone())));
         assert_eq!(f(None, Some(json!({"json": schema.to_string()}))), Some(OutputFormat::JsonSchema(schema)));
         assert_eq!(f(None, Some(json!({"regex": "a+"}))), Some(OutputFormat::Regex("a+".into())));
-        assert_eq!(f(None, Some(json!({"choice": ["x", "y"]}))), Some(OutputFormat::Choice(vec!["x".into(), "y".into()])));
+        assert_eq!(
+            f(None, Some(json!({"choice": ["x", "y"]}))),
+            Some(OutputFormat::Choice(vec!["x".into(), "y".into()]))
+        );
         assert_eq!(f(None, Some(json!({"grammar": "start: \"a\""}))), Some(OutputFormat::Lark("start: \"a\"".into())));
         assert_eq!(f(None, Some(json!({"json_object": true, "regex": null}))), Some(OutputFormat::JsonObject));
     }

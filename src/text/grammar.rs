@@ -91,8 +91,10 @@ impl GrammarCompiler {
         let Some(&first_eos) = eos.first() else {
             return Err("the model has no end-of-sequence token to end a structured output with".into());
         };
+        // The tokenizer's own size, once: `vocab_size` walks the whole vocabulary.
+        let known = tokenizer.vocab_size();
         let words = (0..vocab as u32)
-            .map(|id| grammar_bytes(&tokenizer, id))
+            .map(|id| if (id as usize) < known { grammar_bytes(&tokenizer, id) } else { Ok(Vec::new()) })
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| format!("reading the vocabulary: {e}"))?;
         let info = TokRxInfo { tok_bos: tokenizer.bos, ..TokRxInfo::new(vocab as u32, first_eos) };
@@ -117,9 +119,6 @@ impl GrammarCompiler {
 /// The bytes a grammar sees for a token: its text, or for a special token the marker and its
 /// name (matched only by grammars that name special tokens).
 fn grammar_bytes(tokenizer: &TextTokenizer, id: u32) -> Result<Vec<u8>, super::TokenizerError> {
-    if (id as usize) >= tokenizer.vocab_size() {
-        return Ok(Vec::new());
-    }
     let (_, bytes) = tokenizer.token_bytes(id)?;
     if tokenizer.is_special(id) {
         let mut marked = vec![TokTrie::SPECIAL_TOKEN_MARKER];
@@ -150,10 +149,28 @@ impl Constraint {
     /// allowed once the grammar is complete.
     pub fn restrict(&mut self, logits: &mut [f32]) -> Result<(), String> {
         let mask = self.matcher.compute_mask_or_eos().map_err(|e| e.to_string())?;
-        for (id, l) in logits.iter_mut().enumerate() {
-            if !mask.is_allowed(id as u32) {
-                *l = f32::NEG_INFINITY;
+        let width = logits.len().min(mask.len());
+        let (masked, beyond) = logits.split_at_mut(width);
+        beyond.fill(f32::NEG_INFINITY);
+        // Word by word (32 tokens a word); where few tokens are allowed (outside JSON strings,
+        // the common case) keep those and clear the rest in one fill.
+        if mask.num_set() < width / 8 {
+            let mut kept = Vec::new();
+            mask.iter_set_entries(|id| {
+                if id < width {
+                    kept.push((id, masked[id]));
+                }
+            });
+            masked.fill(f32::NEG_INFINITY);
+            for (id, l) in kept {
+                masked[id] = l;
             }
+        } else {
+            mask.iter_unset_entries(|id| {
+                if id < width {
+                    masked[id] = f32::NEG_INFINITY;
+                }
+            });
         }
         Ok(())
     }
@@ -188,6 +205,7 @@ mod tests {
     fn generate(c: &mut Constraint, tok: &TextTokenizer, vocab: usize, seed: u64) -> String {
         let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
         let mut ids = Vec::new();
+        let known = tok.vocab_size();
         let closing = |id: u32| -> f32 {
             if tok.is_eos(id) {
                 return 4.0;
@@ -206,7 +224,7 @@ mod tests {
                     state ^= state >> 7;
                     state ^= state << 17;
                     let r = (state >> 40) as f32 / (1u64 << 24) as f32;
-                    if step >= 24 && id < tok.vocab_size() {
+                    if step >= 24 && id < known {
                         r + closing(id as u32)
                     } else {
                         r
@@ -216,7 +234,7 @@ mod tests {
             c.restrict(&mut logits).unwrap();
             let id = crate::text::sampling::argmax(&logits);
             assert!(logits[id as usize].is_finite(), "nothing allowed after {ids:?}");
-            assert!((id as usize) < tok.vocab_size(), "a padding id was allowed");
+            assert!((id as usize) < known, "a padding id was allowed");
             if tok.is_eos(id) {
                 return tok.decode(&ids).unwrap();
             }
@@ -277,7 +295,8 @@ mod tests {
         }
         let choices = vec!["yes (a+b)".to_string(), "no".to_string(), "maybe.".to_string()];
         for seed in 0..6 {
-            let text = generate(&mut compiler.compile(&OutputFormat::Choice(choices.clone())).unwrap(), &tok, vocab, seed);
+            let text =
+                generate(&mut compiler.compile(&OutputFormat::Choice(choices.clone())).unwrap(), &tok, vocab, seed);
             assert!(choices.contains(&text), "{text:?}");
         }
     }

@@ -21,14 +21,39 @@ pub struct ModelEntry {
     pub slots: usize,
     /// Unix seconds when the model finished loading.
     pub created: u64,
-    /// The structured-output compiler, built on the first request that needs it.
-    pub grammar: OnceLock<Result<Arc<GrammarCompiler>, String>>,
+    /// The structured-output compiler: built in the background once the model is loaded
+    /// (`prepare_grammar`), or by the first request that needs it, whichever comes first.
+    pub grammar: Arc<OnceLock<Result<Arc<GrammarCompiler>, String>>>,
+}
+
+type GrammarCell = OnceLock<Result<Arc<GrammarCompiler>, String>>;
+
+fn build_grammar(
+    cell: &GrammarCell,
+    tokenizer: &Arc<TextTokenizer>,
+    vocab: usize,
+) -> Result<Arc<GrammarCompiler>, String> {
+    cell.get_or_init(|| GrammarCompiler::new(tokenizer.clone(), vocab).map(Arc::new)).clone()
 }
 
 impl ModelEntry {
-    /// The model's grammar compiler (building its vocabulary index the first time: blocking).
+    /// The model's grammar compiler; blocks while it is being built.
     pub fn grammar(&self) -> Result<Arc<GrammarCompiler>, String> {
-        self.grammar.get_or_init(|| GrammarCompiler::new(self.tokenizer.clone(), self.vocab).map(Arc::new)).clone()
+        build_grammar(&self.grammar, &self.tokenizer, self.vocab)
+    }
+
+    /// Starts building the grammar compiler on a thread of its own (a second or two for a 150k-token
+    /// vocabulary), so the first structured request does not wait for it.
+    pub fn prepare_grammar(&self) {
+        let (cell, tokenizer, vocab, id) = (self.grammar.clone(), self.tokenizer.clone(), self.vocab, self.id.clone());
+        let spawned = std::thread::Builder::new().name("grammar-index".into()).spawn(move || {
+            if let Err(e) = build_grammar(&cell, &tokenizer, vocab) {
+                tracing::warn!(model = %id, "structured output unavailable: {e}");
+            }
+        });
+        if let Err(e) = spawned {
+            tracing::warn!("could not start the grammar index thread (the first request builds it): {e}");
+        }
     }
 }
 

@@ -150,6 +150,7 @@ fn load_all(
                     created: unix_now(),
                     grammar: Default::default(),
                 };
+                entry.prepare_grammar();
                 let sched = Scheduler::new(
                     id.clone(),
                     backend,

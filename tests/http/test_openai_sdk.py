@@ -178,3 +178,36 @@ def test_unknown_model_and_wrong_key(client, server, model):
     with pytest.raises(openai.AuthenticationError) as e:
         bad.completions.create(model=model, prompt="x", max_tokens=1)
     assert e.value.status_code == 401 and e.value.code == "invalid_api_key"
+
+
+def test_structured_output_parses_into_the_pydantic_model(client, model):
+    """The SDK's parse() sends the model's strict JSON schema; the reply must parse into it."""
+    from typing import Literal
+
+    from pydantic import BaseModel, Field
+
+    class Person(BaseModel):
+        name: str = Field(max_length=8)
+        age: int = Field(ge=0, le=150)
+        pets: list[Literal["cat", "dog"]] = Field(max_length=3)
+        retired: bool
+
+    chat = client.chat.completions if hasattr(client.chat.completions, "parse") else client.beta.chat.completions
+    r = chat.parse(model=model, messages=MESSAGES, response_format=Person, max_tokens=200, temperature=0.9, seed=5)
+    person = r.choices[0].message.parsed
+    assert isinstance(person, Person) and 0 <= person.age <= 150, r.choices[0].message.content
+    assert r.choices[0].finish_reason == "stop"
+    # vLLM's extension rides in extra_body.
+    options = ["red", "green", "blue"]
+    r = client.completions.create(
+        model=model, prompt=PROMPT, max_tokens=10, temperature=1.0, n=3, seed=2,
+        extra_body={"structured_outputs": {"choice": options}},
+    )
+    assert all(c.text in options and c.finish_reason == "stop" for c in r.choices), r.choices
+    # A schema that cannot compile names its field.
+    with pytest.raises(openai.BadRequestError) as e:
+        client.chat.completions.create(
+            model=model, messages=MESSAGES,
+            response_format={"type": "json_schema", "json_schema": {"name": "x", "schema": {"type": "nope"}}},
+        )
+    assert e.value.param == "response_format.json_schema.schema"

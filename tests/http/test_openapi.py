@@ -83,6 +83,11 @@ def test_chat_responses(openapi, server, model):
     base = {"model": model, "messages": [{"role": "user", "content": "hi"}], "max_tokens": 5, "temperature": 0}
     call(openapi, server, "POST", "/v1/chat/completions", base, expect=200)
     call(openapi, server, "POST", "/v1/chat/completions", dict(base, logprobs=True, top_logprobs=2, n=2, seed=1, temperature=0.7), expect=200)
+    schema = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"], "additionalProperties": False}
+    rf = {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema, "strict": True}}
+    call(openapi, server, "POST", "/v1/chat/completions", dict(base, max_tokens=20, response_format=rf), expect=200)
+    call(openapi, server, "POST", "/v1/completions", {"model": model, "prompt": PROMPT, "max_tokens": 8,
+         "structured_outputs": {"regex": "[0-9]{1,3}"}}, expect=200)
 
 
 def test_error_responses(openapi, server, model):
