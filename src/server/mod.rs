@@ -10,6 +10,7 @@ pub mod json;
 pub mod routes;
 pub mod sse;
 pub mod structured;
+pub mod tools;
 pub mod validate;
 
 pub use app::{start, Server, StartError};

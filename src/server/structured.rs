@@ -108,12 +108,12 @@ pub async fn constraint_for(
 ) -> Result<Option<Constraint>, ApiError> {
     let Some(format) = output_format(response_format, structured_outputs)? else { return Ok(None) };
     let param = grammar_param(response_format, &format);
-    compile(model, format, param).await.map(Some)
+    compile_for(model, format, param).await.map(Some)
 }
 
 /// The constraint for `format` on this model. Off the async threads: the model's vocabulary
 /// index is built on its first structured request, and a large schema takes a while.
-async fn compile(model: &ModelRef, format: OutputFormat, param: &'static str) -> Result<Constraint, ApiError> {
+pub async fn compile_for(model: &ModelRef, format: OutputFormat, param: &'static str) -> Result<Constraint, ApiError> {
     let model = model.clone();
     let compiled = tokio::task::spawn_blocking(move || {
         let compiler = model.entry().grammar().map_err(|e| ApiError::Internal(format!("structured output: {e}")))?;

@@ -13,11 +13,22 @@ pub enum ChatError {
     Render(String),
 }
 
-/// One message as the template sees it (text only).
+/// One message as the template sees it: text, plus an assistant turn's tool calls
+/// (`[{id, type, function: {name, arguments: object}}]`) or a tool result's call id.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct ChatMessage {
     pub role: String,
     pub content: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_calls: Option<Vec<serde_json::Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+}
+
+impl ChatMessage {
+    pub fn text(role: &str, content: &str) -> Self {
+        ChatMessage { role: role.to_string(), content: content.to_string(), tool_calls: None, tool_call_id: None }
+    }
 }
 
 /// A compiled chat template plus the special-token strings it may refer to.
@@ -25,6 +36,8 @@ pub struct ChatTemplate {
     env: Environment<'static>,
     bos_token: String,
     eos_token: String,
+    /// Whether the template renders a `tools` list itself (Qwen2.5, Llama 3.1, ...).
+    handles_tools: bool,
 }
 
 const NAME: &str = "chat_template";
@@ -40,15 +53,35 @@ impl ChatTemplate {
         env.add_function("raise_exception", raise_exception);
         env.add_function("strftime_now", strftime_now);
         env.add_template_owned(NAME, source.to_string()).map_err(|e| ChatError::Template(describe(&e)))?;
-        Ok(ChatTemplate { env, bos_token: bos_token.unwrap_or_default(), eos_token: eos_token.unwrap_or_default() })
+        Ok(ChatTemplate {
+            env,
+            bos_token: bos_token.unwrap_or_default(),
+            eos_token: eos_token.unwrap_or_default(),
+            handles_tools: source.contains("tools"),
+        })
+    }
+
+    pub fn handles_tools(&self) -> bool {
+        self.handles_tools
     }
 
     /// The prompt text for `messages`, ending with the assistant's turn header
     /// when `add_generation_prompt` is set.
     pub fn render(&self, messages: &[ChatMessage], add_generation_prompt: bool) -> Result<String, ChatError> {
+        self.render_with_tools(messages, None, add_generation_prompt)
+    }
+
+    /// `render` with a `tools` list (OpenAI's request shape) for templates that handle it.
+    pub fn render_with_tools(
+        &self,
+        messages: &[ChatMessage],
+        tools: Option<&[serde_json::Value]>,
+        add_generation_prompt: bool,
+    ) -> Result<String, ChatError> {
         let tmpl = self.env.get_template(NAME).map_err(|e| ChatError::Template(describe(&e)))?;
         let ctx = minijinja::context! {
             messages => messages,
+            tools => tools,
             add_generation_prompt => add_generation_prompt,
             bos_token => self.bos_token.as_str(),
             eos_token => self.eos_token.as_str(),
@@ -138,7 +171,7 @@ mod tests {
     const CHATML: &str = "{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>' + '\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}";
 
     fn msg(role: &str, content: &str) -> ChatMessage {
-        ChatMessage { role: role.into(), content: content.into() }
+        ChatMessage::text(role, content)
     }
 
     #[test]

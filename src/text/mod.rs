@@ -8,6 +8,7 @@ pub mod stop;
 pub mod subtitles;
 pub mod token_bytes;
 pub mod tokenizer;
+pub mod tools;
 pub mod wer;
 
 pub use tokenizer::{TextTokenizer, TokenizerError};

@@ -29,8 +29,12 @@ pub struct ChatRequest {
     pub logprobs: Option<bool>,
     /// 0-20 alternatives per token; needs `logprobs: true`.
     pub top_logprobs: Option<u32>,
+    /// Functions the model may call (`[{type: "function", function: {name, description, parameters}}]`).
     pub tools: Option<serde_json::Value>,
+    /// none | auto | required | {type: "function", function: {name}}.
     pub tool_choice: Option<serde_json::Value>,
+    /// Whether a turn may hold several calls (default true).
+    pub parallel_tool_calls: Option<bool>,
     pub functions: Option<serde_json::Value>,
     pub function_call: Option<serde_json::Value>,
     /// text | json_object | json_schema (structured output).
@@ -51,7 +55,10 @@ pub struct ChatMessageIn {
     #[serde(default)]
     pub content: Option<serde_json::Value>,
     pub name: Option<String>,
+    /// An assistant turn's calls: `[{id, type: "function", function: {name, arguments}}]`.
     pub tool_calls: Option<serde_json::Value>,
+    /// A tool result's call.
+    pub tool_call_id: Option<String>,
 }
 
 pub const CHAT_OBJECT: &str = "chat.completion";
@@ -78,8 +85,29 @@ pub struct ChatChoice {
 #[derive(Debug, Serialize)]
 pub struct AssistantMessage {
     pub role: &'static str,
-    pub content: String,
+    /// Null when the turn is only tool calls.
+    pub content: Option<String>,
     pub refusal: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_calls: Option<Vec<ToolCallOut>>,
+}
+
+/// A tool call in a response (whole, or as one stream delta with its `index`).
+#[derive(Debug, Serialize, Clone)]
+pub struct ToolCallOut {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index: Option<usize>,
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub function: FunctionCallOut,
+}
+
+#[derive(Debug, Serialize, Clone)]
+pub struct FunctionCallOut {
+    pub name: String,
+    /// JSON text, as OpenAI sends it.
+    pub arguments: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -109,6 +137,8 @@ pub struct ChatDelta {
     pub role: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_calls: Option<Vec<ToolCallOut>>,
 }
 
 #[derive(Debug, Serialize, Default)]

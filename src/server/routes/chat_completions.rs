@@ -21,9 +21,12 @@ use crate::server::error::ApiError;
 use crate::server::generation::{GenEvent, Generation, GenerationSpec, Prompt, TokenInfo};
 use crate::server::json::ApiJson;
 use crate::server::sse;
-use crate::server::structured::constraint_for;
+use crate::server::structured::{compile_for, constraint_for};
+use crate::server::tools::{self, calls_out, ToolRequest};
 use crate::server::validate::{check_common, fit_max_tokens, Budget, CommonFields};
 use crate::text::chat::ChatMessage;
+use crate::text::grammar::OutputFormat;
+use crate::text::tools::{fallback_messages, parse_calls, CallSplitter, Tool};
 
 const MAX_TOP_LOGPROBS: u32 = 20;
 const ROLES: &[&str] = &["system", "developer", "user", "assistant", "tool"];
@@ -48,12 +51,20 @@ pub async fn handle(
         (true, k) => Some(k.unwrap_or(0) as usize),
         (false, None) => None,
     };
+    let tool_req = tools::check(req.tools.as_ref(), req.tool_choice.as_ref(), req.parallel_tool_calls)?;
     let messages = convert_messages(&req.messages)?;
     let template = entry
         .chat
         .as_ref()
         .map_err(|why| ApiError::invalid("messages", format!("chat is unavailable for this model: {why}")))?;
-    let text = template.render(&messages, true).map_err(|e| ApiError::invalid("messages", e.to_string()))?;
+    let has_tool_turns = messages.iter().any(|m| m.tool_calls.is_some() || m.role == "tool");
+    let rendered = match &tool_req {
+        Some(t) if template.handles_tools() => template.render_with_tools(&messages, Some(&t.tools_json()), true),
+        Some(t) => template.render(&fallback_messages(&messages, &t.tools), true),
+        None if has_tool_turns && !template.handles_tools() => template.render(&fallback_messages(&messages, &[]), true),
+        None => template.render(&messages, true),
+    };
+    let text = rendered.map_err(|e| ApiError::invalid("messages", e.to_string()))?;
     // The template already placed any special tokens (bos included).
     let tokens = entry.tokenizer.encode(&text, false).map_err(|e| ApiError::invalid("messages", e.to_string()))?;
     if tokens.is_empty() {
@@ -66,7 +77,21 @@ pub async fn handle(
     let budget = Budget { requested, param, default: usize::MAX, min: 1, prompt_param: "messages" };
     let max_tokens = fit_max_tokens(&budget, tokens.len(), entry, &state.limits)?;
     let (stream, include_usage, n) = (checked.stream, checked.include_usage, checked.n);
-    let constraint = constraint_for(&model, req.response_format.as_ref(), req.structured_outputs.as_ref()).await?;
+    let constraint = match tool_req.as_ref().and_then(ToolRequest::grammar) {
+        Some(grammar) => {
+            if req.response_format.as_ref().is_some_and(|v| !v.is_null() && v["type"] != "text")
+                || req.structured_outputs.as_ref().is_some_and(|v| !v.is_null())
+            {
+                return Err(ApiError::invalid(
+                    "tool_choice",
+                    "a forced tool call cannot be combined with response_format or structured_outputs",
+                ));
+            }
+            Some(compile_for(&model, OutputFormat::Lark(grammar), "tools").await?)
+        }
+        None => constraint_for(&model, req.response_format.as_ref(), req.structured_outputs.as_ref()).await?,
+    };
+    let parse_tools = tool_req.map(|t| t.tools);
     let spec = GenerationSpec {
         prompts: vec![Prompt { tokens, text, max_tokens }],
         checked,
@@ -79,17 +104,29 @@ pub async fn handle(
     let generation = Generation::start(&state.worker, entry, spec)?;
     let head = Head { id: new_id("chatcmpl-"), created: unix_now(), model: req.model, logprobs: logprobs.is_some() };
     if stream {
-        return Ok(stream_response(generation, head, n, include_usage));
+        return Ok(stream_response(generation, head, n, include_usage, parse_tools));
     }
     let (results, usage) = generation.collect().await?;
     let choices = results
         .into_iter()
         .enumerate()
-        .map(|(index, r)| ChatChoice {
-            index,
-            message: AssistantMessage { role: "assistant", content: r.text, refusal: None },
-            logprobs: head.logprobs.then(|| chat_logprobs(&r.tokens)),
-            finish_reason: r.finish_reason,
+        .map(|(index, r)| {
+            let (content, calls) = match &parse_tools {
+                Some(tools) => parse_calls(&r.text, tools),
+                None => (r.text, Vec::new()),
+            };
+            let called = !calls.is_empty();
+            ChatChoice {
+                index,
+                message: AssistantMessage {
+                    role: "assistant",
+                    content: (!called || !content.is_empty()).then_some(content),
+                    refusal: None,
+                    tool_calls: called.then(|| calls_out(calls, false)),
+                },
+                logprobs: head.logprobs.then(|| chat_logprobs(&r.tokens)),
+                finish_reason: finish_reason(r.finish_reason, called),
+            }
         })
         .collect();
     let body =
@@ -114,22 +151,25 @@ fn common(r: &ChatRequest) -> CommonFields<'_> {
     }
 }
 
+/// A turn that called tools finished with "tool_calls" (unless max_tokens cut it).
+fn finish_reason(reason: &'static str, called: bool) -> &'static str {
+    if called && reason == "stop" {
+        "tool_calls"
+    } else {
+        reason
+    }
+}
+
 fn refuse_unsupported(r: &ChatRequest) -> Result<(), ApiError> {
-    // `tools: []` and `tool_choice: "none"` (and the legacy `functions: []`, `function_call:
-    // "none"`) ask for no tool calls, as every request here gets; frameworks send them by default.
+    // The legacy `functions: []` and `function_call: "none"` ask for no calls; frameworks send them.
     let no_list = |v: &Value| v.as_array().is_some_and(Vec::is_empty);
     let no_choice = |v: &Value| v == "none";
     for (name, v, asks_none) in [
-        ("tools", &r.tools, &no_list as &dyn Fn(&Value) -> bool),
-        ("tool_choice", &r.tool_choice, &no_choice),
-        ("functions", &r.functions, &no_list),
+        ("functions", &r.functions, &no_list as &dyn Fn(&Value) -> bool),
         ("function_call", &r.function_call, &no_choice),
     ] {
         if v.as_ref().is_some_and(|v| !v.is_null() && !asks_none(v)) {
-            return Err(ApiError::invalid(
-                name,
-                format!("{name} is not supported: this server does not do tool calling"),
-            ));
+            return Err(ApiError::invalid(name, format!("{name} is the deprecated form of tools: use tools and tool_choice")));
         }
     }
     if let Some(m) = r.modalities.as_ref().filter(|v| !v.is_null()) {
@@ -163,16 +203,24 @@ fn convert_messages(messages: &[ChatMessageIn]) -> Result<Vec<ChatMessage>, ApiE
                 let msg = format!("unknown role '{}' (expected one of {})", m.role, ROLES.join(", "));
                 return Err(ApiError::invalid(&format!("messages[{i}].role"), msg));
             }
-            if m.tool_calls.as_ref().is_some_and(|v| !v.is_null()) {
-                return Err(ApiError::invalid(&format!("messages[{i}].tool_calls"), "tool calls are not supported"));
-            }
+            let tool_calls = match m.tool_calls.as_ref().filter(|v| !v.is_null()) {
+                Some(_) if m.role != "assistant" => {
+                    return Err(ApiError::invalid(&format!("messages[{i}].tool_calls"), "only assistant turns carry tool calls"))
+                }
+                Some(calls) => Some(tools::message_calls(calls, i)?),
+                None => None,
+            };
             // Templates written before the `developer` role know it as `system`.
             let role = if m.role == "developer" { "system" } else { m.role.as_str() };
             // Only an assistant turn may come without content (OpenAI's: one that called tools).
             if m.role != "assistant" && m.content.as_ref().is_none_or(Value::is_null) {
                 return Err(ApiError::invalid(&format!("messages[{i}].content"), "content is required"));
             }
-            Ok(ChatMessage { role: role.to_string(), content: content_text(m.content.as_ref(), i)? })
+            Ok(ChatMessage {
+                tool_calls,
+                tool_call_id: m.tool_call_id.clone(),
+                ..ChatMessage::text(role, &content_text(m.content.as_ref(), i)?)
+            })
         })
         .collect()
 }
@@ -219,12 +267,22 @@ impl Head {
     }
 }
 
-fn stream_response(mut generation: Generation, head: Head, n: usize, include_usage: bool) -> Response {
+/// Streams each choice's deltas. With tools, text that may start a call is held back (`CallSplitter`);
+/// the calls go out whole, one delta, when the choice finishes.
+fn stream_response(
+    mut generation: Generation,
+    head: Head,
+    n: usize,
+    include_usage: bool,
+    tools: Option<Vec<Tool>>,
+) -> Response {
+    let mut splitters: Vec<CallSplitter> = (0..generation.choices()).map(|_| CallSplitter::default()).collect();
     sse::response(async_stream::stream! {
+        let usage_slot = || include_usage.then_some(None);
         for index in 0..n {
-            let delta = ChatDelta { role: Some("assistant"), content: Some(String::new()) };
+            let delta = ChatDelta { role: Some("assistant"), content: Some(String::new()), tool_calls: None };
             let choice = ChatChunkChoice { index, delta, logprobs: None, finish_reason: None };
-            yield sse::json(&head.chunk(vec![choice], include_usage.then_some(None)));
+            yield sse::json(&head.chunk(vec![choice], usage_slot()));
         }
         while let Some(ev) = generation.next().await {
             let choice = match ev {
@@ -233,17 +291,35 @@ fn stream_response(mut generation: Generation, head: Head, n: usize, include_usa
                     yield sse::done();
                     return;
                 }
-                Ok(GenEvent::Delta { index, text, tokens }) => ChatChunkChoice {
-                    index,
-                    delta: ChatDelta { role: None, content: Some(text) },
-                    logprobs: head.logprobs.then(|| chat_logprobs(&tokens)),
-                    finish_reason: None,
-                },
+                Ok(GenEvent::Delta { index, text, tokens }) => {
+                    let text = if tools.is_some() { splitters[index].push(&text) } else { text };
+                    if text.is_empty() && tools.is_some() {
+                        continue;
+                    }
+                    ChatChunkChoice {
+                        index,
+                        delta: ChatDelta { role: None, content: Some(text), tool_calls: None },
+                        logprobs: head.logprobs.then(|| chat_logprobs(&tokens)),
+                        finish_reason: None,
+                    }
+                }
                 Ok(GenEvent::Finish { index, reason }) => {
+                    let mut called = false;
+                    if let Some(tools) = &tools {
+                        let (rest, calls) = std::mem::take(&mut splitters[index]).finish(tools);
+                        called = !calls.is_empty();
+                        let content = (!rest.is_empty()).then_some(rest);
+                        if content.is_some() || called {
+                            let delta = ChatDelta { role: None, content, tool_calls: called.then(|| calls_out(calls, true)) };
+                            let choice = ChatChunkChoice { index, delta, logprobs: None, finish_reason: None };
+                            yield sse::json(&head.chunk(vec![choice], usage_slot()));
+                        }
+                    }
+                    let reason = finish_reason(reason, called);
                     ChatChunkChoice { index, delta: ChatDelta::default(), logprobs: None, finish_reason: Some(reason) }
                 }
             };
-            yield sse::json(&head.chunk(vec![choice], include_usage.then_some(None)));
+            yield sse::json(&head.chunk(vec![choice], usage_slot()));
         }
         if include_usage {
             yield sse::json(&head.chunk(Vec::new(), Some(Some(generation.usage()))));
