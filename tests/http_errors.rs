@@ -95,7 +95,7 @@ fn every_invalid_chat_field_names_its_param() {
         (json!({"messages": [{"role": "user", "content": 5}]}), "messages[0].content"),
         (json!({"messages": [{"content": "x"}]}), "messages[0].role"),
         (json!({"tools": [{"type": "function"}]}), "tools"),
-        (json!({"tool_choice": "auto"}), "tool_choice"),
+        (json!({"tool_choice": "required"}), "tool_choice"),
         (json!({"tools": [], "tool_choice": "required"}), "tool_choice"),
         (json!({"tools": "none"}), "tools"),
         (json!({"tool_choice": []}), "tool_choice"),
@@ -106,7 +106,7 @@ fn every_invalid_chat_field_names_its_param() {
         ),
         (json!({"top_logprobs": 3}), "top_logprobs"),
         (json!({"logprobs": true, "top_logprobs": 21}), "top_logprobs"),
-        (json!({"response_format": {"type": "json_object"}}), "response_format"),
+        (json!({"response_format": {"type": "xml"}}), "response_format"),
         (json!({"modalities": ["text", "audio"]}), "modalities"),
         (json!({"audio": {"voice": "alloy", "format": "wav"}}), "audio"),
         (json!({"max_completion_tokens": 0}), "max_completion_tokens"),
@@ -125,6 +125,7 @@ fn every_invalid_chat_field_names_its_param() {
         json!({"modalities": ["text"]}),
         json!({"tools": [], "tool_choice": "none"}),
         json!({"tool_choice": "none"}),
+        json!({"tools": [], "tool_choice": "auto"}),
         json!({"messages": [{"role": "user", "content": "a"}, {"role": "assistant", "content": null}, {"role": "user", "content": "b"}]}),
     ] {
         let (status, v) = shared().post("/v1/chat/completions", &merged(&base, &ok));

@@ -22,7 +22,8 @@ fn python_openai_sdk_and_openapi_suite() {
         ),
         Err(e) => panic!("python3 is needed for the OpenAI SDK tests: {e}"),
     }
-    let mut cfg = config();
+    // Room for the tool-calling prompt (test_tool_calls_parse_into_the_sdk_types).
+    let mut cfg = long_context_config();
     cfg.api_key = Some("python-suite-key".into());
     let server = start(cfg);
     let status = Command::new("python3")

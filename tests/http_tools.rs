@@ -27,26 +27,10 @@ fn tools() -> Value {
     ])
 }
 
-/// The fixture with a 2048-token context: its 384-token vocabulary spends ~750 tokens on the tool
-/// prompt, past the 256 positions its config.json declares. Rope has no table to outgrow, so only
-/// that number changes (in a copy of the folder).
+/// The fixture with room for the tool prompt (`long_context_config`).
 fn server() -> &'static TestServer {
     static S: OnceLock<TestServer> = OnceLock::new();
-    S.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("gerbil-tools-fixture-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        for entry in std::fs::read_dir(fixture()).unwrap() {
-            let path = entry.unwrap().path();
-            std::fs::copy(&path, dir.join(path.file_name().unwrap())).unwrap();
-        }
-        let mut declared: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("config.json")).unwrap()).unwrap();
-        declared["max_position_embeddings"] = json!(2048);
-        std::fs::write(dir.join("config.json"), declared.to_string()).unwrap();
-        let mut cfg = config();
-        cfg.models[0] = gerbil::config::ModelSpec { name: Some(MODEL.into()), ..gerbil::config::ModelSpec::from_source(&dir.to_string_lossy()) };
-        cfg.models[0].format = gerbil::config::WeightKind::Int4;
-        start(cfg)
-    })
+    S.get_or_init(|| start(long_context_config()))
 }
 
 fn ask(extra: Value) -> Value {
@@ -94,7 +78,8 @@ fn a_named_tool_choice_gets_one_valid_call() {
 
 #[test]
 fn required_without_parallel_calls_gets_exactly_one_call() {
-    let v = ask(json!({"tool_choice": "required", "parallel_tool_calls": false, "temperature": 1.0, "seed": 9, "n": 4}));
+    let v =
+        ask(json!({"tool_choice": "required", "parallel_tool_calls": false, "temperature": 1.0, "seed": 9, "n": 4}));
     for c in v["choices"].as_array().unwrap() {
         let calls = c["message"]["tool_calls"].as_array().unwrap_or_else(|| panic!("{v}"));
         assert_eq!(calls.len(), 1, "{v}");
@@ -117,7 +102,10 @@ fn a_streamed_call_equals_the_whole_one() {
     assert_eq!(calls.len(), 1, "{chunks:?}");
     let got = &calls[0][0];
     assert_eq!(got["index"], 0);
-    assert_eq!((&got["function"]["name"], &got["function"]["arguments"]), (&want["function"]["name"], &want["function"]["arguments"]));
+    assert_eq!(
+        (&got["function"]["name"], &got["function"]["arguments"]),
+        (&want["function"]["name"], &want["function"]["arguments"])
+    );
     // No content was streamed beyond the opening empty delta.
     let text: String = deltas.iter().filter_map(|d| d["delta"]["content"].as_str()).collect();
     assert_eq!(text, "");
@@ -135,7 +123,11 @@ fn fallback_prompt_tokens(messages: &[ChatMessage], tools: &[Tool]) -> usize {
 
 fn weather_tool() -> Tool {
     let t = &tools()[0]["function"];
-    Tool { name: "get_weather".into(), description: Some("Weather in a city".into()), parameters: t["parameters"].clone() }
+    Tool {
+        name: "get_weather".into(),
+        description: Some("Weather in a city".into()),
+        parameters: t["parameters"].clone(),
+    }
 }
 
 #[test]
@@ -148,7 +140,9 @@ fn auto_lists_the_tools_in_the_system_prompt_and_history_renders() {
     let user = ChatMessage::text("user", "Weather in Oslo?");
     assert_eq!(v["usage"]["prompt_tokens"], fallback_prompt_tokens(std::slice::from_ref(&user), &[weather_tool()]));
     // Noise weights write no call: plain content.
-    assert!(v["choices"][0]["message"]["content"].is_string() && v["choices"][0]["message"].get("tool_calls").is_none());
+    assert!(
+        v["choices"][0]["message"]["content"].is_string() && v["choices"][0]["message"].get("tool_calls").is_none()
+    );
 
     // A history with a call and its result.
     let call = json!({"id": "call_1", "type": "function", "function": {"name": "get_weather",
@@ -176,7 +170,10 @@ fn bad_tool_requests_are_400_naming_the_field() {
         (json!({"tools": tools(), "tool_choice": {"type": "function", "function": {"name": "nope"}}}), "tool_choice"),
         (json!({"tools": [{"type": "function", "function": {"name": "bad name"}}]}), "tools[0].function.name"),
         (json!({"tool_choice": "required"}), "tool_choice"),
-        (json!({"tools": tools(), "tool_choice": "required", "response_format": {"type": "json_object"}}), "tool_choice"),
+        (
+            json!({"tools": tools(), "tool_choice": "required", "response_format": {"type": "json_object"}}),
+            "tool_choice",
+        ),
         (
             json!({"tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "nope"}}}], "tool_choice": "required"}),
             "tools",

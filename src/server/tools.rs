@@ -41,9 +41,7 @@ impl ToolRequest {
     pub fn grammar(&self) -> Option<String> {
         match &self.choice {
             Choice::Auto => None,
-            Choice::Required => {
-                Some(call_grammar(&self.tools, if self.parallel { MAX_FORCED_CALLS } else { 1 }))
-            }
+            Choice::Required => Some(call_grammar(&self.tools, if self.parallel { MAX_FORCED_CALLS } else { 1 })),
             Choice::Named(name) => {
                 let tool: Vec<Tool> = self.tools.iter().filter(|t| &t.name == name).cloned().collect();
                 Some(call_grammar(&tool, 1))
@@ -60,8 +58,15 @@ pub fn check(
 ) -> Result<Option<ToolRequest>, ApiError> {
     let tools = match tools.filter(|v| !v.is_null()) {
         None => Vec::new(),
-        Some(Value::Array(items)) => items.iter().enumerate().map(|(i, t)| check_tool(t, i)).collect::<Result<_, _>>()?,
-        Some(_) => return Err(ApiError::invalid("tools", "tools must be a list of {\"type\": \"function\", \"function\": {...}}")),
+        Some(Value::Array(items)) => {
+            items.iter().enumerate().map(|(i, t)| check_tool(t, i)).collect::<Result<_, _>>()?
+        }
+        Some(_) => {
+            return Err(ApiError::invalid(
+                "tools",
+                "tools must be a list of {\"type\": \"function\", \"function\": {...}}",
+            ))
+        }
     };
     let choice = match tool_choice.filter(|v| !v.is_null()) {
         None => None,
@@ -70,15 +75,24 @@ pub fn check(
         Some(Value::String(s)) if s == "required" => Some(Choice::Required),
         Some(v @ Value::Object(_)) => {
             let name = v.get("function").and_then(|f| f.get("name")).and_then(Value::as_str).ok_or_else(|| {
-                ApiError::invalid("tool_choice", "tool_choice must name a function: {\"type\": \"function\", \"function\": {\"name\": ...}}")
+                ApiError::invalid(
+                    "tool_choice",
+                    "tool_choice must name a function: {\"type\": \"function\", \"function\": {\"name\": ...}}",
+                )
             })?;
             if !tools.iter().any(|t| t.name == name) {
-                return Err(ApiError::invalid("tool_choice", format!("tool_choice names '{name}', which is not in tools")));
+                return Err(ApiError::invalid(
+                    "tool_choice",
+                    format!("tool_choice names '{name}', which is not in tools"),
+                ));
             }
             Some(Choice::Named(name.to_string()))
         }
         Some(_) => {
-            return Err(ApiError::invalid("tool_choice", "tool_choice must be none, auto, required or a named function"))
+            return Err(ApiError::invalid(
+                "tool_choice",
+                "tool_choice must be none, auto, required or a named function",
+            ))
         }
     };
     if tools.is_empty() {
@@ -96,10 +110,14 @@ fn check_tool(t: &Value, i: usize) -> Result<Tool, ApiError> {
         return Err(ApiError::invalid(&param, "only tools of type \"function\" are supported"));
     }
     let f = t.get("function").filter(|f| f.is_object()).ok_or_else(|| {
-        ApiError::invalid(&format!("{param}.function"), "a tool needs a function: {\"name\", \"description\", \"parameters\"}")
+        ApiError::invalid(
+            &format!("{param}.function"),
+            "a tool needs a function: {\"name\", \"description\", \"parameters\"}",
+        )
     })?;
     let name = f.get("name").and_then(Value::as_str).unwrap_or_default();
-    let valid = (1..=64).contains(&name.len()) && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    let valid =
+        (1..=64).contains(&name.len()) && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
     if !valid {
         return Err(ApiError::invalid(
             &format!("{param}.function.name"),
@@ -110,7 +128,10 @@ fn check_tool(t: &Value, i: usize) -> Result<Tool, ApiError> {
         None | Some(Value::Null) => serde_json::json!({ "type": "object", "properties": {} }),
         Some(p @ Value::Object(_)) => p.clone(),
         Some(_) => {
-            return Err(ApiError::invalid(&format!("{param}.function.parameters"), "parameters must be a JSON schema object"))
+            return Err(ApiError::invalid(
+                &format!("{param}.function.parameters"),
+                "parameters must be a JSON schema object",
+            ))
         }
     };
     let description = f.get("description").and_then(Value::as_str).map(String::from);
@@ -121,7 +142,9 @@ fn check_tool(t: &Value, i: usize) -> Result<Tool, ApiError> {
 /// read into an object (templates write it with `tojson`).
 pub fn message_calls(calls: &Value, i: usize) -> Result<Vec<Value>, ApiError> {
     let param = format!("messages[{i}].tool_calls");
-    let bad = || ApiError::invalid(&param, "tool_calls must be a list of {id, type: \"function\", function: {name, arguments}}");
+    let bad = || {
+        ApiError::invalid(&param, "tool_calls must be a list of {id, type: \"function\", function: {name, arguments}}")
+    };
     let list = calls.as_array().ok_or_else(bad)?;
     list.iter()
         .map(|c| {
@@ -173,14 +196,20 @@ mod tests {
         let r = check(Some(&f), None, None).unwrap().unwrap();
         assert_eq!((r.choice, r.parallel, r.tools[0].name.as_str()), (Choice::Auto, true, "get_weather"));
         let named = json!({"type": "function", "function": {"name": "get_weather"}});
-        assert_eq!(check(Some(&f), Some(&named), Some(false)).unwrap().unwrap().choice, Choice::Named("get_weather".into()));
+        assert_eq!(
+            check(Some(&f), Some(&named), Some(false)).unwrap().unwrap().choice,
+            Choice::Named("get_weather".into())
+        );
         assert!(check(Some(&f), Some(&json!("none")), None).unwrap().is_none());
         assert!(check(Some(&json!([])), Some(&json!("auto")), None).unwrap().is_none());
         assert_eq!(param_of(json!([]), json!("required")), "tool_choice");
         assert_eq!(param_of(f.clone(), json!({"type": "function", "function": {"name": "other"}})), "tool_choice");
         assert_eq!(param_of(f.clone(), json!("sometimes")), "tool_choice");
         assert_eq!(param_of(json!([{"type": "retrieval"}]), json!("auto")), "tools[0]");
-        assert_eq!(param_of(json!([{"type": "function", "function": {"name": "a b"}}]), json!("auto")), "tools[0].function.name");
+        assert_eq!(
+            param_of(json!([{"type": "function", "function": {"name": "a b"}}]), json!("auto")),
+            "tools[0].function.name"
+        );
         let bad_params = json!([{"type": "function", "function": {"name": "f", "parameters": [1]}}]);
         assert_eq!(param_of(bad_params, json!("auto")), "tools[0].function.parameters");
         assert_eq!(param_of(json!({"a": 1}), json!("auto")), "tools");

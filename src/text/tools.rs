@@ -80,7 +80,10 @@ pub fn fallback_messages(messages: &[ChatMessage], tools: &[Tool]) -> Vec<ChatMe
                     parts.push(m.content.clone());
                 }
                 for c in calls {
-                    parts.push(call_text(c["function"]["name"].as_str().unwrap_or_default(), &c["function"]["arguments"]));
+                    parts.push(call_text(
+                        c["function"]["name"].as_str().unwrap_or_default(),
+                        &c["function"]["arguments"],
+                    ));
                 }
                 ChatMessage::text("assistant", &parts.join("\n"))
             }
@@ -187,7 +190,11 @@ impl CallSplitter {
         // Keep a tail that could grow into `<tool_call>`.
         let keep = (1..CALL_OPEN.len())
             .rev()
-            .find(|&n| self.held.len() >= n && self.held.is_char_boundary(self.held.len() - n) && CALL_OPEN.starts_with(&self.held[self.held.len() - n..]))
+            .find(|&n| {
+                self.held.len() >= n
+                    && self.held.is_char_boundary(self.held.len() - n)
+                    && CALL_OPEN.starts_with(&self.held[self.held.len() - n..])
+            })
             .unwrap_or(0);
         let out = self.held[..self.held.len() - keep].to_string();
         self.held.drain(..self.held.len() - keep);
@@ -223,7 +230,9 @@ mod tests {
         assert_eq!(calls[0], ToolCall { name: "get_weather".into(), arguments: "{\"city\":\"Paris\"}".into() });
         assert_eq!(calls[1].arguments, "{\"city\": \"Rome\"}");
         // Unknown tools, broken JSON: text. An unclosed block that parses: a call.
-        for bad in ["<tool_call>{\"name\": \"launch\", \"arguments\": {}}</tool_call>", "<tool_call>{\"name\": </tool_call>"] {
+        for bad in
+            ["<tool_call>{\"name\": \"launch\", \"arguments\": {}}</tool_call>", "<tool_call>{\"name\": </tool_call>"]
+        {
             assert_eq!(parse_calls(bad, &tools), (bad.to_string(), vec![]));
         }
         let (content, calls) = parse_calls("<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {}}", &tools);
@@ -266,8 +275,14 @@ mod tests {
         let out = fallback_messages(&msgs, &tools);
         assert_eq!(out.len(), 4);
         assert!(out[0].content.starts_with("Be brief.\n\n# Tools") && out[0].content.contains("\"get_weather\""));
-        assert_eq!(out[2].content, "<tool_call>\n{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Paris\"}}\n</tool_call>");
-        assert_eq!((out[3].role.as_str(), out[3].content.as_str()), ("user", "<tool_response>\n18 C\n</tool_response>"));
+        assert_eq!(
+            out[2].content,
+            "<tool_call>\n{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Paris\"}}\n</tool_call>"
+        );
+        assert_eq!(
+            (out[3].role.as_str(), out[3].content.as_str()),
+            ("user", "<tool_response>\n18 C\n</tool_response>")
+        );
         assert!(out.iter().all(|m| m.tool_calls.is_none() && m.tool_call_id.is_none()));
     }
 }

@@ -7,8 +7,10 @@ serving the tiny tests/fixtures/qwen3 model as "qwen3" with API key "test-key"
 passed through the GERBIL_API_KEY environment variable.
 """
 
+import json
 import os
 import pathlib
+import shutil
 import socket
 import subprocess
 import tempfile
@@ -46,7 +48,12 @@ def _spawn():
         pytest.exit(f"no server binary at {binary}: run `cargo build` or set GERBIL_BIN / GERBIL_BASE_URL", 2)
     port = _free_port()
     cfg = tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False)
-    fixture = (ROOT / "tests" / "fixtures" / "qwen3").as_posix()
+    # The fixture with room for a tool-calling prompt (as tests/http_support's long_context_config).
+    fixture = tempfile.mkdtemp(prefix="gerbil-long-fixture-")
+    shutil.copytree(ROOT / "tests" / "fixtures" / "qwen3", fixture, dirs_exist_ok=True)
+    declared = json.loads(pathlib.Path(fixture, "config.json").read_text())
+    declared["max_position_embeddings"] = 2048
+    pathlib.Path(fixture, "config.json").write_text(json.dumps(declared))
     cfg.write(
         f'listen = "127.0.0.1:{port}"\n'
         f'models = [{{ source = "{fixture}", name = "qwen3" }}]\n'

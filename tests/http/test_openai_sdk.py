@@ -163,9 +163,10 @@ def test_bad_chat_params(client, model):
     assert e.value.param == "top_logprobs"
     with pytest.raises(openai.BadRequestError) as e:
         client.chat.completions.create(
-            model=model, messages=MESSAGES, tools=[{"type": "function", "function": {"name": "f", "parameters": {}}}]
+            model=model, messages=MESSAGES, tools=[{"type": "function", "function": {"name": "f", "parameters": {}}}],
+            tool_choice={"type": "function", "function": {"name": "g"}},
         )
-    assert e.value.param == "tools"
+    assert e.value.param == "tool_choice"
 
 
 def test_unknown_model_and_wrong_key(client, server, model):
@@ -211,3 +212,42 @@ def test_structured_output_parses_into_the_pydantic_model(client, model):
             response_format={"type": "json_schema", "json_schema": {"name": "x", "schema": {"type": "nope"}}},
         )
     assert e.value.param == "response_format.json_schema.schema"
+
+
+ADD_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "add",
+        "description": "Add two integers",
+        "parameters": {
+            "type": "object",
+            "properties": {"a": {"type": "integer", "minimum": 0, "maximum": 9}, "b": {"type": "integer", "minimum": 0, "maximum": 9}},
+            "required": ["a", "b"],
+            "additionalProperties": False,
+        },
+    },
+}
+
+
+def test_tool_calls_parse_into_the_sdk_types(client, model):
+    """A forced call comes back as message.tool_calls (and streamed, as tool_calls deltas)."""
+    import json
+
+    kw = dict(model=model, messages=[{"role": "user", "content": "2+3?"}], tools=[ADD_TOOL], max_tokens=150,
+              tool_choice={"type": "function", "function": {"name": "add"}}, temperature=0)
+    r = client.chat.completions.create(**kw)
+    call = r.choices[0].message.tool_calls[0]
+    args = json.loads(call.function.arguments)
+    assert call.type == "function" and call.function.name == "add" and call.id.startswith("call_")
+    assert set(args) == {"a", "b"} and all(0 <= v <= 9 for v in args.values())
+    assert r.choices[0].finish_reason == "tool_calls"
+    streamed = {}
+    finish = None
+    for chunk in client.chat.completions.create(stream=True, **kw):
+        for c in chunk.choices:
+            for d in c.delta.tool_calls or []:
+                slot = streamed.setdefault(d.index, {"name": "", "arguments": ""})
+                slot["name"] += d.function.name or ""
+                slot["arguments"] += d.function.arguments or ""
+            finish = c.finish_reason or finish
+    assert streamed == {0: {"name": "add", "arguments": call.function.arguments}} and finish == "tool_calls"

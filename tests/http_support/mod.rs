@@ -43,6 +43,28 @@ pub fn config() -> ServeConfig {
     cfg
 }
 
+/// `config()` serving a copy of the fixture with a 2048-token context: its 384-token vocabulary
+/// spends ~750 tokens on a tool-calling system prompt, past the 256 positions its config.json
+/// declares. Rope has no table to outgrow, so only that number changes.
+pub fn long_context_config() -> ServeConfig {
+    let dir = std::env::temp_dir().join(format!("gerbil-long-fixture-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    for entry in std::fs::read_dir(fixture()).expect("fixture") {
+        let path = entry.expect("fixture entry").path();
+        std::fs::copy(&path, dir.join(path.file_name().expect("name"))).expect("copy");
+    }
+    let text = std::fs::read_to_string(dir.join("config.json")).expect("config.json");
+    let mut declared: Value = serde_json::from_str(&text).expect("config.json parses");
+    declared["max_position_embeddings"] = 2048.into();
+    std::fs::write(dir.join("config.json"), declared.to_string()).expect("write config.json");
+    let mut cfg = config();
+    let mut spec = ModelSpec::from_source(&dir.to_string_lossy());
+    spec.name = Some(MODEL.into());
+    spec.format = WeightKind::Int4;
+    cfg.models = vec![spec];
+    cfg
+}
+
 pub struct TestServer {
     pub addr: SocketAddr,
     pub base: String,

@@ -61,7 +61,9 @@ pub async fn handle(
     let rendered = match &tool_req {
         Some(t) if template.handles_tools() => template.render_with_tools(&messages, Some(&t.tools_json()), true),
         Some(t) => template.render(&fallback_messages(&messages, &t.tools), true),
-        None if has_tool_turns && !template.handles_tools() => template.render(&fallback_messages(&messages, &[]), true),
+        None if has_tool_turns && !template.handles_tools() => {
+            template.render(&fallback_messages(&messages, &[]), true)
+        }
         None => template.render(&messages, true),
     };
     let text = rendered.map_err(|e| ApiError::invalid("messages", e.to_string()))?;
@@ -169,7 +171,10 @@ fn refuse_unsupported(r: &ChatRequest) -> Result<(), ApiError> {
         ("function_call", &r.function_call, &no_choice),
     ] {
         if v.as_ref().is_some_and(|v| !v.is_null() && !asks_none(v)) {
-            return Err(ApiError::invalid(name, format!("{name} is the deprecated form of tools: use tools and tool_choice")));
+            return Err(ApiError::invalid(
+                name,
+                format!("{name} is the deprecated form of tools: use tools and tool_choice"),
+            ));
         }
     }
     if let Some(m) = r.modalities.as_ref().filter(|v| !v.is_null()) {
@@ -205,7 +210,10 @@ fn convert_messages(messages: &[ChatMessageIn]) -> Result<Vec<ChatMessage>, ApiE
             }
             let tool_calls = match m.tool_calls.as_ref().filter(|v| !v.is_null()) {
                 Some(_) if m.role != "assistant" => {
-                    return Err(ApiError::invalid(&format!("messages[{i}].tool_calls"), "only assistant turns carry tool calls"))
+                    return Err(ApiError::invalid(
+                        &format!("messages[{i}].tool_calls"),
+                        "only assistant turns carry tool calls",
+                    ))
                 }
                 Some(calls) => Some(tools::message_calls(calls, i)?),
                 None => None,
