@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::api::chat::{FunctionCallOut, ToolCallOut};
 use super::api::common::new_id;
 use super::error::ApiError;
-use crate::text::tools::{call_grammar, Tool, ToolCall};
+use crate::text::tools::{call_grammar, parse_calls, CallSplitter, Tool, ToolCall};
 
 /// Most calls a forced turn may hold when parallel calls are allowed.
 const MAX_FORCED_CALLS: usize = 8;
@@ -31,7 +31,35 @@ pub struct ToolRequest {
     pub parallel: bool,
 }
 
+/// Finds the calls in an output, as the request allows them (one, without parallel calls).
+#[derive(Debug, Clone)]
+pub struct CallParser {
+    pub tools: Vec<Tool>,
+    pub parallel: bool,
+}
+
+impl CallParser {
+    pub fn split(&self, text: &str) -> (String, Vec<ToolCall>) {
+        self.limit(parse_calls(text, &self.tools))
+    }
+
+    pub fn finish(&self, splitter: CallSplitter) -> (String, Vec<ToolCall>) {
+        self.limit(splitter.finish(&self.tools))
+    }
+
+    fn limit(&self, (content, mut calls): (String, Vec<ToolCall>)) -> (String, Vec<ToolCall>) {
+        if !self.parallel {
+            calls.truncate(1);
+        }
+        (content, calls)
+    }
+}
+
 impl ToolRequest {
+    pub fn parser(&self) -> CallParser {
+        CallParser { tools: self.tools.clone(), parallel: self.parallel }
+    }
+
     /// The tools as the template (or the fallback prompt) lists them.
     pub fn tools_json(&self) -> Vec<Value> {
         self.tools.iter().map(Tool::to_json).collect()

@@ -36,7 +36,9 @@ pub struct ChatTemplate {
     env: Environment<'static>,
     bos_token: String,
     eos_token: String,
-    /// Whether the template renders a `tools` list itself (Qwen2.5, Llama 3.1, ...).
+    /// Whether the template renders a `tools` list itself in the Hermes format the calls are parsed
+    /// in (Qwen2.5, Qwen3). Templates with their own format (Llama 3.1's JSON, Mistral's
+    /// `[TOOL_CALLS]`) get the Hermes system prompt instead, so prompt and parser agree.
     handles_tools: bool,
 }
 
@@ -57,7 +59,7 @@ impl ChatTemplate {
             env,
             bos_token: bos_token.unwrap_or_default(),
             eos_token: eos_token.unwrap_or_default(),
-            handles_tools: source.contains("tools"),
+            handles_tools: source.contains("tools") && source.contains("<tool_call>"),
         })
     }
 

@@ -62,6 +62,10 @@ impl OutputFormat {
 struct Vocabulary {
     trie: TokTrie,
     tokenizer: Arc<TextTokenizer>,
+    /// Whether the tokenizer gives back exactly the bytes it is given (byte-level BPE). A
+    /// SentencePiece tokenizer prepends "▁" and a normalizer may recompose characters, so
+    /// llguidance must not force its tokenizations.
+    canonical: bool,
 }
 
 impl TokenizerEnv for Vocabulary {
@@ -69,12 +73,22 @@ impl TokenizerEnv for Vocabulary {
         &self.trie
     }
 
+    /// llguidance forces these tokens where the grammar allows only these bytes, so they must
+    /// spell exactly `s`: the tokenizer's answer where it does, the trie's greedy split otherwise
+    /// (bytes that end mid-character, a prepended space, a normalized character).
     fn tokenize_bytes(&self, s: &[u8]) -> Vec<u32> {
-        // Used for forced text; a failure only costs the fast path, so fall back to the trie.
-        match self.tokenizer.encode(&String::from_utf8_lossy(s), false) {
-            Ok(ids) => ids,
-            Err(_) => self.trie.greedy_tokenize(s),
+        if let Ok(text) = std::str::from_utf8(s) {
+            if let Ok(ids) = self.tokenizer.encode(text, false) {
+                if self.trie.decode_raw(&ids) == s {
+                    return ids;
+                }
+            }
         }
+        self.trie.greedy_tokenize(s)
+    }
+
+    fn tokenize_is_canonical(&self) -> bool {
+        self.canonical
     }
 }
 
@@ -91,15 +105,13 @@ impl GrammarCompiler {
         let Some(&first_eos) = eos.first() else {
             return Err("the model has no end-of-sequence token to end a structured output with".into());
         };
-        // The tokenizer's own size, once: `vocab_size` walks the whole vocabulary.
-        let known = tokenizer.vocab_size();
-        let words = (0..vocab as u32)
-            .map(|id| if (id as usize) < known { grammar_bytes(&tokenizer, id) } else { Ok(Vec::new()) })
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| format!("reading the vocabulary: {e}"))?;
+        // Ids the tokenizer does not know (padding rows of the embedding) get no bytes: never allowed.
+        let words: Vec<Vec<u8>> =
+            (0..vocab as u32).map(|id| grammar_bytes(&tokenizer, id).unwrap_or_default()).collect();
         let info = TokRxInfo { tok_bos: tokenizer.bos, ..TokRxInfo::new(vocab as u32, first_eos) };
         let trie = TokTrie::from(&info, &words).with_eos_tokens(&eos);
-        let env: TokEnv = Arc::new(Vocabulary { trie, tokenizer });
+        let canonical = tokenizer.spelling() == super::token_bytes::Spelling::ByteLevel;
+        let env: TokEnv = Arc::new(Vocabulary { trie, tokenizer, canonical });
         let mut factory = ParserFactory::new_simple(&env).map_err(|e| e.to_string())?;
         factory.quiet();
         Ok(GrammarCompiler { factory })
@@ -117,10 +129,12 @@ impl GrammarCompiler {
 }
 
 /// The bytes a grammar sees for a token: its text, or for a special token the marker and its
-/// name (matched only by grammars that name special tokens).
+/// name (matched only by grammars that name special tokens). End-of-sequence tokens count as
+/// special even where the vocabulary does not flag them: as text they would end the output
+/// wherever the grammar allowed their spelling.
 fn grammar_bytes(tokenizer: &TextTokenizer, id: u32) -> Result<Vec<u8>, super::TokenizerError> {
     let (_, bytes) = tokenizer.token_bytes(id)?;
-    if tokenizer.is_special(id) {
+    if tokenizer.is_special(id) || tokenizer.is_eos(id) {
         let mut marked = vec![TokTrie::SPECIAL_TOKEN_MARKER];
         marked.extend(bytes);
         return Ok(marked);

@@ -109,6 +109,11 @@ impl TextTokenizer {
         self.inner.get_vocab_size(true)
     }
 
+    /// How the vocabulary spells bytes.
+    pub fn spelling(&self) -> Spelling {
+        self.spelling
+    }
+
     /// Whether the token is a special added token (a control token, not text).
     pub fn is_special(&self, id: u32) -> bool {
         self.special.contains(&id)

@@ -107,20 +107,69 @@ fn with_layout(mut schema: Value) -> Value {
 /// The Lark grammar of the calls: one call, or one to `max` calls one per line, each to one of
 /// `tools` with arguments valid against its schema.
 pub fn call_grammar(tools: &[Tool], max: usize) -> String {
+    let mut defs = serde_json::Map::new();
     let one_of: Vec<Value> = tools
         .iter()
-        .map(|t| {
+        .enumerate()
+        .map(|(i, t)| {
+            let arguments = rehome_refs(&t.parameters, i, &mut defs);
             json!({
                 "type": "object",
-                "properties": { "name": { "const": t.name }, "arguments": t.parameters },
+                "properties": { "name": { "const": t.name }, "arguments": arguments },
                 "required": ["name", "arguments"],
                 "additionalProperties": false
             })
         })
         .collect();
-    let schema = with_layout(json!({ "anyOf": one_of }));
+    let mut schema = json!({ "anyOf": one_of });
+    if !defs.is_empty() {
+        schema["$defs"] = Value::Object(defs);
+    }
+    let schema = with_layout(schema);
     let calls = if max <= 1 { "call".to_string() } else { format!("call (\"\\n\" call){{0,{}}}", max - 1) };
     format!("start: {calls}\ncall: \"{CALL_OPEN}\\n\" body \"\\n{CALL_CLOSE}\"\nbody: %json {schema}\n")
+}
+
+/// Tool `i`'s parameter schema, moved under `anyOf[i].properties.arguments` of the calls' schema:
+/// its local `$ref`s are resolved from the new root, so its `$defs` / `definitions` move to the
+/// root's `$defs` (prefixed `t{i}_`) and every other `#...` pointer gets the new path in front.
+fn rehome_refs(schema: &Value, i: usize, defs: &mut serde_json::Map<String, Value>) -> Value {
+    fn rewrite(v: &Value, i: usize) -> Value {
+        match v {
+            Value::Object(map) => Value::Object(
+                map.iter()
+                    .map(|(k, v)| match (k.as_str(), v) {
+                        ("$ref", Value::String(r)) => (k.clone(), Value::String(rehomed(r, i))),
+                        _ => (k.clone(), rewrite(v, i)),
+                    })
+                    .collect(),
+            ),
+            Value::Array(items) => Value::Array(items.iter().map(|x| rewrite(x, i)).collect()),
+            other => other.clone(),
+        }
+    }
+    fn rehomed(r: &str, i: usize) -> String {
+        for prefix in ["#/$defs/", "#/definitions/"] {
+            if let Some(rest) = r.strip_prefix(prefix) {
+                return format!("#/$defs/t{i}_{rest}");
+            }
+        }
+        match r.strip_prefix('#') {
+            Some(pointer) => format!("#/anyOf/{i}/properties/arguments{pointer}"),
+            None => r.to_string(),
+        }
+    }
+    let mut moved = rewrite(schema, i);
+    if let Some(obj) = moved.as_object_mut() {
+        for key in ["$defs", "definitions"] {
+            if let Some(Value::Object(local)) = obj.remove(key) {
+                for (name, def) in local {
+                    defs.insert(format!("t{i}_{name}"), def);
+                }
+            }
+        }
+    }
+    moved
 }
 
 /// Splits an output into its text and the calls to known tools. A call block that does not hold
@@ -159,7 +208,7 @@ fn read_call(body: &str, tools: &[Tool]) -> Option<ToolCall> {
     let arguments = match v.get("arguments").or_else(|| v.get("parameters")) {
         Some(Value::String(s)) => s.clone(),
         Some(a @ Value::Object(_)) => a.to_string(),
-        None => "{}".to_string(),
+        None | Some(Value::Null) => "{}".to_string(),
         Some(_) => return None,
     };
     Some(ToolCall { name: name.to_string(), arguments })

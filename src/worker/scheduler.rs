@@ -355,9 +355,17 @@ impl Scheduler {
     fn emit(&mut self, slot: Slot, id: u32, logprob: Option<TokenLogprob>) {
         let max_context = self.backend.max_context();
         let Some(a) = self.slots[slot].as_mut() else { return };
-        if !a.req.ignore_eos && self.eos.contains(&id) {
-            self.finish(slot, FinishReason::Eos);
-            return;
+        if self.eos.contains(&id) {
+            // A grammar allows end-of-sequence only where it is complete: that ends the output
+            // even where EOS is otherwise ignored.
+            if a.req.constraint.is_some() {
+                self.finish(slot, FinishReason::Complete);
+                return;
+            }
+            if !a.req.ignore_eos {
+                self.finish(slot, FinishReason::Eos);
+                return;
+            }
         }
         if let Some(Err(e)) = a.req.constraint.as_mut().map(|c| c.accept(id)) {
             self.fail(slot, WorkerError::Engine(format!("structured output: {e}")));

@@ -22,11 +22,11 @@ use crate::server::generation::{GenEvent, Generation, GenerationSpec, Prompt, To
 use crate::server::json::ApiJson;
 use crate::server::sse;
 use crate::server::structured::{compile_for, constraint_for};
-use crate::server::tools::{self, calls_out, ToolRequest};
+use crate::server::tools::{self, calls_out, CallParser, ToolRequest};
 use crate::server::validate::{check_common, fit_max_tokens, Budget, CommonFields};
 use crate::text::chat::ChatMessage;
 use crate::text::grammar::OutputFormat;
-use crate::text::tools::{fallback_messages, parse_calls, CallSplitter, Tool};
+use crate::text::tools::{fallback_messages, CallSplitter};
 
 const MAX_TOP_LOGPROBS: u32 = 20;
 const ROLES: &[&str] = &["system", "developer", "user", "assistant", "tool"];
@@ -93,7 +93,7 @@ pub async fn handle(
         }
         None => constraint_for(&model, req.response_format.as_ref(), req.structured_outputs.as_ref()).await?,
     };
-    let parse_tools = tool_req.map(|t| t.tools);
+    let parse_tools = tool_req.as_ref().map(ToolRequest::parser);
     let spec = GenerationSpec {
         prompts: vec![Prompt { tokens, text, max_tokens }],
         checked,
@@ -114,7 +114,7 @@ pub async fn handle(
         .enumerate()
         .map(|(index, r)| {
             let (content, calls) = match &parse_tools {
-                Some(tools) => parse_calls(&r.text, tools),
+                Some(parser) => parser.split(&r.text),
                 None => (r.text, Vec::new()),
             };
             let called = !calls.is_empty();
@@ -282,9 +282,11 @@ fn stream_response(
     head: Head,
     n: usize,
     include_usage: bool,
-    tools: Option<Vec<Tool>>,
+    tools: Option<CallParser>,
 ) -> Response {
     let mut splitters: Vec<CallSplitter> = (0..generation.choices()).map(|_| CallSplitter::default()).collect();
+    // The tokens of text held back, sent with the text when it is released.
+    let mut held_tokens: Vec<Vec<TokenInfo>> = vec![Vec::new(); generation.choices()];
     sse::response(async_stream::stream! {
         let usage_slot = || include_usage.then_some(None);
         for index in 0..n {
@@ -299,11 +301,18 @@ fn stream_response(
                     yield sse::done();
                     return;
                 }
-                Ok(GenEvent::Delta { index, text, tokens }) => {
-                    let text = if tools.is_some() { splitters[index].push(&text) } else { text };
-                    if text.is_empty() && tools.is_some() {
-                        continue;
-                    }
+                Ok(GenEvent::Delta { index, text, mut tokens }) => {
+                    let text = if tools.is_some() {
+                        held_tokens[index].append(&mut tokens);
+                        let released = splitters[index].push(&text);
+                        if released.is_empty() {
+                            continue;
+                        }
+                        tokens = std::mem::take(&mut held_tokens[index]);
+                        released
+                    } else {
+                        text
+                    };
                     ChatChunkChoice {
                         index,
                         delta: ChatDelta { role: None, content: Some(text), tool_calls: None },
@@ -314,12 +323,14 @@ fn stream_response(
                 Ok(GenEvent::Finish { index, reason }) => {
                     let mut called = false;
                     if let Some(tools) = &tools {
-                        let (rest, calls) = std::mem::take(&mut splitters[index]).finish(tools);
+                        let (rest, calls) = tools.finish(std::mem::take(&mut splitters[index]));
                         called = !calls.is_empty();
                         let content = (!rest.is_empty()).then_some(rest);
                         if content.is_some() || called {
+                            let tokens = std::mem::take(&mut held_tokens[index]);
+                            let logprobs = (head.logprobs && content.is_some()).then(|| chat_logprobs(&tokens));
                             let delta = ChatDelta { role: None, content, tool_calls: called.then(|| calls_out(calls, true)) };
-                            let choice = ChatChunkChoice { index, delta, logprobs: None, finish_reason: None };
+                            let choice = ChatChunkChoice { index, delta, logprobs, finish_reason: None };
                             yield sse::json(&head.chunk(vec![choice], usage_slot()));
                         }
                     }

@@ -1,0 +1,79 @@
+//! The grammar of forced tool calls (`text::tools::call_grammar`) on the fixture's vocabulary:
+//! schemas with awkward text and with local `$ref`s compile, and the output they force parses
+//! back into calls with arguments of the right tool.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use gerbil::text::grammar::{GrammarCompiler, OutputFormat};
+use gerbil::text::sampling::argmax;
+use gerbil::text::tools::{call_grammar, parse_calls, Tool, ToolCall};
+use gerbil::text::TextTokenizer;
+use serde_json::{json, Value};
+
+/// The calls a pseudo-random greedy walk through the forced-call grammar writes.
+fn forced_calls(tools: &[Tool], max: usize) -> Vec<ToolCall> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/qwen3");
+    let tok = Arc::new(TextTokenizer::from_dir(&dir, &[0]).unwrap());
+    let compiler = GrammarCompiler::new(tok.clone(), tok.vocab_size()).unwrap();
+    let mut c = compiler.compile(&OutputFormat::Lark(call_grammar(tools, max))).unwrap();
+    let mut ids = Vec::new();
+    for step in 0..300u32 {
+        let mut logits: Vec<f32> =
+            (0..tok.vocab_size()).map(|i| ((i as u32 * 7919 + step * 104_729) % 1000) as f32).collect();
+        c.restrict(&mut logits).unwrap();
+        let id = argmax(&logits);
+        if tok.is_eos(id) {
+            break;
+        }
+        c.accept(id).unwrap();
+        ids.push(id);
+        if c.is_complete() {
+            break;
+        }
+    }
+    let text = tok.decode(&ids).unwrap();
+    let (content, calls) = parse_calls(&text, tools);
+    assert!(content.is_empty() && !calls.is_empty() && calls.len() <= max, "{text:?}");
+    calls
+}
+
+/// Descriptions and enum values with quotes, braces and backslashes survive the trip into the
+/// Lark text.
+#[test]
+fn forced_calls_with_awkward_schemas_compile_and_parse() {
+    let tools = vec![Tool {
+        name: "say".into(),
+        description: Some("quote \" brace } backslash \\ end".into()),
+        parameters: json!({
+            "type": "object",
+            "properties": { "word": { "enum": ["a\"b", "c}d", "e\\f"], "description": "}{\"" } },
+            "required": ["word"], "additionalProperties": false
+        }),
+    }];
+    let calls = forced_calls(&tools, 1);
+    let args: Value = serde_json::from_str(&calls[0].arguments).unwrap();
+    assert!(["a\"b", "c}d", "e\\f"].contains(&args["word"].as_str().unwrap()), "{calls:?}");
+}
+
+/// Pydantic writes nested models as `$defs` + `$ref`; two tools may both call theirs "Inner".
+#[test]
+fn tool_schemas_with_local_refs_compile() {
+    let tool = |name: &str, inner: Value| Tool {
+        name: name.into(),
+        description: None,
+        parameters: json!({
+            "$defs": { "Inner": inner },
+            "type": "object",
+            "properties": { "x": { "$ref": "#/$defs/Inner" } },
+            "required": ["x"], "additionalProperties": false
+        }),
+    };
+    let tools = vec![tool("first", json!({ "enum": ["one"] })), tool("second", json!({ "enum": ["two"] }))];
+    for max in [1, 3] {
+        for call in forced_calls(&tools, max) {
+            let want = if call.name == "first" { "{\"x\":\"one\"}" } else { "{\"x\":\"two\"}" };
+            assert_eq!(call.arguments, want);
+        }
+    }
+}
