@@ -68,6 +68,8 @@ pub fn router(state: Arc<AppState>, cfg: &ServeConfig) -> Router {
         .route("/v1/audio/speech", post(routes::speech::handle))
         .route("/v1/audio/voices", get(routes::voices::list))
         .route("/v1/models/{*id}", get(routes::models::retrieve))
+        .route("/tokenize", post(routes::tokenize::tokenize))
+        .route("/detokenize", post(routes::tokenize::detokenize))
         .route_layer(RequestBodyLimitLayer::new(cfg.limits.body_limit_bytes))
         // Audio uploads get their own, larger body limit (route_layer above covers only the routes before it).
         .route(

@@ -69,6 +69,11 @@ def test_plain_routes(openapi, server, model):
     call(openapi, server, "GET", "/v1/models", expect=200)
     call(openapi, server, "GET", f"/v1/models/{model}", expect=200)
     call(openapi, server, "GET", "/v1/models/missing", expect=404)
+    r = call(openapi, server, "POST", "/tokenize", {"model": model, "prompt": PROMPT}, expect=200)
+    ids = r.json()["tokens"]
+    call(openapi, server, "POST", "/tokenize", {"model": model, "messages": [{"role": "user", "content": "hi"}]}, expect=200)
+    call(openapi, server, "POST", "/detokenize", {"model": model, "tokens": ids}, expect=200)
+    call(openapi, server, "POST", "/detokenize", {"model": model, "tokens": [10**9]}, expect=400)
 
 
 def test_completion_responses(openapi, server, model):

@@ -24,7 +24,7 @@ use crate::server::sse;
 use crate::server::structured::{compile_for, constraint_for};
 use crate::server::tools::{self, calls_out, CallParser, ToolRequest};
 use crate::server::validate::{check_common, fit_max_tokens, Budget, CommonFields};
-use crate::text::chat::ChatMessage;
+use crate::text::chat::{ChatMessage, ChatTemplate};
 use crate::text::grammar::OutputFormat;
 use crate::text::tools::{fallback_messages, CallSplitter};
 
@@ -57,16 +57,7 @@ pub async fn handle(
         .chat
         .as_ref()
         .map_err(|why| ApiError::invalid("messages", format!("chat is unavailable for this model: {why}")))?;
-    let has_tool_turns = messages.iter().any(|m| m.tool_calls.is_some() || m.role == "tool");
-    let rendered = match &tool_req {
-        Some(t) if template.handles_tools() => template.render_with_tools(&messages, Some(&t.tools_json()), true),
-        Some(t) => template.render(&fallback_messages(&messages, &t.tools), true),
-        None if has_tool_turns && !template.handles_tools() => {
-            template.render(&fallback_messages(&messages, &[]), true)
-        }
-        None => template.render(&messages, true),
-    };
-    let text = rendered.map_err(|e| ApiError::invalid("messages", e.to_string()))?;
+    let text = render_prompt(template, &messages, tool_req.as_ref(), true)?;
     // The template already placed any special tokens (bos included).
     let tokens = entry.tokenizer.encode(&text, false).map_err(|e| ApiError::invalid("messages", e.to_string()))?;
     if tokens.is_empty() {
@@ -153,6 +144,28 @@ fn common(r: &ChatRequest) -> CommonFields<'_> {
     }
 }
 
+/// The conversation as the model reads it: the template's own rendering, with the tools (and
+/// earlier calls and results) written into the messages where the template does not render them.
+pub(crate) fn render_prompt(
+    template: &ChatTemplate,
+    messages: &[ChatMessage],
+    tools: Option<&ToolRequest>,
+    add_generation_prompt: bool,
+) -> Result<String, ApiError> {
+    let has_tool_turns = messages.iter().any(|m| m.tool_calls.is_some() || m.role == "tool");
+    let rendered = match tools {
+        Some(t) if template.handles_tools() => {
+            template.render_with_tools(messages, Some(&t.tools_json()), add_generation_prompt)
+        }
+        Some(t) => template.render(&fallback_messages(messages, &t.tools), add_generation_prompt),
+        None if has_tool_turns && !template.handles_tools() => {
+            template.render(&fallback_messages(messages, &[]), add_generation_prompt)
+        }
+        None => template.render(messages, add_generation_prompt),
+    };
+    rendered.map_err(|e| ApiError::invalid("messages", e.to_string()))
+}
+
 /// A turn that called tools finished with "tool_calls" (unless max_tokens cut it).
 fn finish_reason(reason: &'static str, called: bool) -> &'static str {
     if called && reason == "stop" {
@@ -196,7 +209,7 @@ fn refuse_unsupported(r: &ChatRequest) -> Result<(), ApiError> {
 }
 
 /// Wire messages -> template messages: text content only.
-fn convert_messages(messages: &[ChatMessageIn]) -> Result<Vec<ChatMessage>, ApiError> {
+pub(crate) fn convert_messages(messages: &[ChatMessageIn]) -> Result<Vec<ChatMessage>, ApiError> {
     if messages.is_empty() {
         return Err(ApiError::invalid("messages", "messages must not be empty"));
     }

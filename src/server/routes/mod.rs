@@ -8,5 +8,6 @@ pub mod models;
 pub mod openapi;
 pub mod ready;
 pub mod speech;
+pub mod tokenize;
 pub mod transcriptions;
 pub mod voices;
