@@ -62,19 +62,30 @@ fn sampled_json_schema_choices_fit_the_schema() {
 }
 
 #[test]
-fn json_object_streams_one_object() {
-    let body = json!({"model": MODEL, "messages": [{"role": "user", "content": "Some JSON please."}],
-                      "max_tokens": 200, "temperature": 0.8, "seed": 3, "stream": true,
-                      "response_format": {"type": "json_object"}});
-    let (texts, reasons) = stream_texts(&shared().stream("/v1/chat/completions", &body));
-    // Unbounded strings may run to max_tokens; a finished one is a whole object.
-    if reasons[0] == "stop" {
-        let v: Value = serde_json::from_str(&texts[0]).unwrap_or_else(|e| panic!("not JSON ({e}): {:?}", texts[0]));
-        assert!(v.is_object(), "{}", texts[0]);
-    } else {
-        assert_eq!(reasons[0], "length");
-        assert!(texts[0].starts_with('{'), "{:?}", texts[0]);
-    }
+fn structured_streams_equal_the_whole_responses() {
+    let body = |format: Value, stream: bool| {
+        let mut b = json!({"model": MODEL, "messages": [{"role": "user", "content": "Some JSON please."}],
+                           "max_tokens": 200, "temperature": 0.8, "seed": 3, "stream": stream});
+        b.as_object_mut().unwrap().extend(format.as_object().unwrap().clone());
+        b
+    };
+    // A bounded schema ends; the stream is the same seeded text.
+    let format = json!({"structured_outputs": {"json": person_schema()}});
+    let (texts, reasons) = stream_texts(&shared().stream("/v1/chat/completions", &body(format.clone(), true)));
+    assert_person(&texts[0]);
+    assert_eq!(reasons, vec!["stop"]);
+    assert_eq!(texts, whole_texts(&body(format, false)));
+    // Any object: unbounded strings may run to max_tokens, but the stream still equals the whole text.
+    let format = json!({"response_format": {"type": "json_object"}});
+    let (texts, _) = stream_texts(&shared().stream("/v1/chat/completions", &body(format.clone(), true)));
+    assert!(texts[0].starts_with('{'), "{:?}", texts[0]);
+    assert_eq!(texts, whole_texts(&body(format, false)));
+}
+
+fn whole_texts(body: &Value) -> Vec<String> {
+    let (status, v) = shared().post("/v1/chat/completions", body);
+    assert_eq!(status, 200, "{v}");
+    texts(&v)
 }
 
 #[test]
