@@ -8,8 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use gerbil::bench::grammar::load_tokenizer;
-use gerbil::text::grammar::{GrammarCompiler, OutputFormat};
-use gerbil::text::sampling::argmax;
+use gerbil::text::grammar::{greedy_tokens, GrammarCompiler, OutputFormat};
 use gerbil::text::TextTokenizer;
 
 fn vocabularies() -> Vec<PathBuf> {
@@ -47,36 +46,33 @@ fn walk(compiler: &GrammarCompiler, tok: &TextTokenizer, format: &OutputFormat, 
         })
         .collect();
     let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut ids = Vec::new();
-    for step in 0..300 {
-        let mut logits: Vec<f32> = (0..vocab)
-            .map(|_| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                (state >> 40) as f32 / (1u64 << 24) as f32
-            })
-            .collect();
-        if step >= 24 {
-            for &(id, bonus) in &closers {
-                logits[id as usize] += bonus;
+    let mut step = 0;
+    let ids = greedy_tokens(
+        &mut c,
+        300,
+        |id| tok.is_eos(id),
+        |_| {
+            step += 1;
+            let mut logits: Vec<f32> = (0..vocab)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    (state >> 40) as f32 / (1u64 << 24) as f32
+                })
+                .collect();
+            if step > 24 {
+                for &(id, bonus) in &closers {
+                    logits[id as usize] += bonus;
+                }
+                for &eos in &tok.eos {
+                    logits[eos as usize] += 4.0;
+                }
             }
-            for &eos in &tok.eos {
-                logits[eos as usize] += 4.0;
-            }
-        }
-        c.restrict(&mut logits).unwrap_or_else(|e| panic!("mask after {:?}: {e}", tok.decode(&ids)));
-        let id = argmax(&logits);
-        assert!(logits[id as usize].is_finite(), "nothing allowed after {:?}", tok.decode(&ids));
-        if tok.is_eos(id) {
-            break;
-        }
-        c.accept(id).unwrap_or_else(|e| panic!("token {id} after {:?}: {e}", tok.decode(&ids)));
-        ids.push(id);
-        if c.is_complete() {
-            break;
-        }
-    }
+            logits
+        },
+    )
+    .unwrap_or_else(|e| panic!("{format:?}: {e}"));
     // Raw bytes, not `decode`: a SentencePiece decoder strips the leading space it adds.
     let bytes: Vec<u8> = ids.iter().flat_map(|&id| tok.token_bytes(id).unwrap().1).collect();
     String::from_utf8(bytes).unwrap_or_else(|e| panic!("not UTF-8: {e}"))

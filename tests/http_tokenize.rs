@@ -23,9 +23,16 @@ fn tokenize_gives_the_ids_generation_uses() {
         shared().post("/v1/chat/completions", &json!({"model": MODEL, "messages": messages, "max_tokens": 1}));
     assert_eq!(status, 200, "{c}");
     assert_eq!(t["count"], c["usage"]["prompt_tokens"]);
-    let (_, no_header) =
+    let (status, no_header) =
         shared().post("/tokenize", &json!({"model": MODEL, "messages": messages, "add_generation_prompt": false}));
-    assert!(no_header["count"].as_u64() < t["count"].as_u64(), "{no_header} vs {t}");
+    assert_eq!(status, 200, "{no_header}");
+    assert!(no_header["count"].as_u64().unwrap() < t["count"].as_u64().unwrap(), "{no_header} vs {t}");
+    // Tools are rendered as chat completions render them.
+    let tools = json!([{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]);
+    let (status, with_tools) =
+        shared().post("/tokenize", &json!({"model": MODEL, "messages": messages, "tools": tools}));
+    assert_eq!(status, 200, "{with_tools}");
+    assert!(with_tools["count"].as_u64().unwrap() > t["count"].as_u64().unwrap() + 100, "{with_tools} vs {t}");
     // Back to text.
     let plain = r.encode(PROMPT, false);
     let (status, d) = shared().post("/detokenize", &json!({"model": MODEL, "tokens": plain}));

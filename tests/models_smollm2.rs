@@ -99,22 +99,19 @@ fn fills_a_json_schema_with_the_right_answer() {
                   <|im_start|>user\nWhat is the capital of France? Answer in JSON.<|im_end|>\n<|im_start|>assistant\n";
     let mut s = Session::new(&m, SessionOptions::default()).unwrap();
     s.prefill(&tok.encode(prompt, false).unwrap()).unwrap();
-    let mut ids = Vec::new();
-    for _ in 0..48 {
-        let mut logits = s.logits().unwrap();
-        c.restrict(&mut logits).unwrap();
-        let id = gerbil::text::sampling::argmax(&logits);
-        if tok.is_eos(id) {
-            break;
-        }
-        c.accept(id).unwrap();
-        ids.push(id);
-        if c.is_complete() {
-            break;
-        }
-        s.set_next_token(id);
-        s.decode_step().unwrap();
-    }
+    let ids = gerbil::text::grammar::greedy_tokens(
+        &mut c,
+        48,
+        |id| tok.is_eos(id),
+        |previous| {
+            if let Some(id) = previous {
+                s.set_next_token(id);
+                s.decode_step().unwrap();
+            }
+            s.logits().unwrap()
+        },
+    )
+    .unwrap();
     let text = tok.decode(&ids).unwrap();
     eprintln!("answer: {text}");
     let v: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text:?}"));

@@ -5,8 +5,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use gerbil::text::grammar::{GrammarCompiler, OutputFormat};
-use gerbil::text::sampling::argmax;
+use gerbil::text::grammar::{greedy_tokens, GrammarCompiler, OutputFormat};
 use gerbil::text::tools::{call_grammar, parse_calls, Tool, ToolCall};
 use gerbil::text::TextTokenizer;
 use serde_json::{json, Value};
@@ -17,21 +16,17 @@ fn forced_calls(tools: &[Tool], max: usize) -> Vec<ToolCall> {
     let tok = Arc::new(TextTokenizer::from_dir(&dir, &[0]).unwrap());
     let compiler = GrammarCompiler::new(tok.clone(), tok.vocab_size()).unwrap();
     let mut c = compiler.compile(&OutputFormat::Lark(call_grammar(tools, max))).unwrap();
-    let mut ids = Vec::new();
-    for step in 0..300u32 {
-        let mut logits: Vec<f32> =
-            (0..tok.vocab_size()).map(|i| ((i as u32 * 7919 + step * 104_729) % 1000) as f32).collect();
-        c.restrict(&mut logits).unwrap();
-        let id = argmax(&logits);
-        if tok.is_eos(id) {
-            break;
-        }
-        c.accept(id).unwrap();
-        ids.push(id);
-        if c.is_complete() {
-            break;
-        }
-    }
+    let mut step = 0u32;
+    let ids = greedy_tokens(
+        &mut c,
+        300,
+        |id| tok.is_eos(id),
+        |_| {
+            step += 1;
+            (0..tok.vocab_size()).map(|i| ((i as u32 * 7919 + step * 104_729) % 1000) as f32).collect()
+        },
+    )
+    .unwrap();
     let text = tok.decode(&ids).unwrap();
     let (content, calls) = parse_calls(&text, tools);
     assert!(content.is_empty() && !calls.is_empty() && calls.len() <= max, "{text:?}");

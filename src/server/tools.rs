@@ -244,6 +244,20 @@ mod tests {
     }
 
     #[test]
+    fn without_parallel_calls_one_call_is_kept() {
+        let f = json!([{"type": "function", "function": {"name": "f"}}]);
+        let call = "<tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_call>";
+        let text = format!("{call}\n{call}");
+        for (parallel, want) in [(true, 2), (false, 1)] {
+            let parser = check(Some(&f), None, Some(parallel)).unwrap().unwrap().parser();
+            assert_eq!(parser.split(&text).1.len(), want);
+            let mut s = CallSplitter::default();
+            assert_eq!(s.push(&text), "");
+            assert_eq!(parser.finish(s).1.len(), want);
+        }
+    }
+
+    #[test]
     fn history_calls_get_object_arguments() {
         let calls = json!([{"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{\"x\": 1}"}}]);
         let out = message_calls(&calls, 2).unwrap();

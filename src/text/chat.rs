@@ -196,6 +196,18 @@ mod tests {
     }
 
     #[test]
+    fn only_hermes_templates_render_tools_themselves() {
+        let hermes = "{% if tools %}{% for t in tools %}{{ t | tojson }}{% endfor %}<tool_call>{% endif %}";
+        let llama = "{% if tools %}{% for t in tools %}{{ t | tojson }}{% endfor %}{% endif %}";
+        assert!(ChatTemplate::new(hermes, None, None).unwrap().handles_tools());
+        assert!(!ChatTemplate::new(llama, None, None).unwrap().handles_tools());
+        assert!(!ChatTemplate::new(CHATML, None, None).unwrap().handles_tools());
+        let t = ChatTemplate::new(hermes, None, None).unwrap();
+        let tools = [serde_json::json!({"type": "function"})];
+        assert_eq!(t.render_with_tools(&[], Some(&tools), false).unwrap(), "{\"type\":\"function\"}<tool_call>");
+    }
+
+    #[test]
     fn bad_template_is_an_error() {
         assert!(matches!(ChatTemplate::new("{% for %}", None, None), Err(ChatError::Template(_))));
     }

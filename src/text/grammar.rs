@@ -200,6 +200,37 @@ impl Constraint {
     }
 }
 
+/// Greedy decoding held to a grammar (tests, tools): `logits_after(previous)` gives the model's
+/// logits after the previous token (None: after the prompt). Stops at an end-of-sequence token, a
+/// complete grammar or `max` tokens; returns the tokens generated.
+pub fn greedy_tokens(
+    c: &mut Constraint,
+    max: usize,
+    is_eos: impl Fn(u32) -> bool,
+    mut logits_after: impl FnMut(Option<u32>) -> Vec<f32>,
+) -> Result<Vec<u32>, String> {
+    let mut ids = Vec::new();
+    let mut previous = None;
+    while ids.len() < max {
+        let mut logits = logits_after(previous);
+        c.restrict(&mut logits)?;
+        let id = crate::text::sampling::argmax(&logits);
+        if !logits[id as usize].is_finite() {
+            return Err(format!("the grammar allows no token after {ids:?}"));
+        }
+        if is_eos(id) {
+            break;
+        }
+        c.accept(id)?;
+        ids.push(id);
+        if c.is_complete() {
+            break;
+        }
+        previous = Some(id);
+    }
+    Ok(ids)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -218,7 +249,6 @@ mod tests {
     /// (any JSON object) ends too.
     fn generate(c: &mut Constraint, tok: &TextTokenizer, vocab: usize, seed: u64) -> String {
         let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        let mut ids = Vec::new();
         let known = tok.vocab_size();
         let closing = |id: u32| -> f32 {
             if tok.is_eos(id) {
@@ -231,34 +261,33 @@ mod tests {
                 .map(|(_, b)| *b)
                 .sum()
         };
-        for step in 0..400 {
-            let mut logits: Vec<f32> = (0..vocab)
-                .map(|id| {
-                    state ^= state << 13;
-                    state ^= state >> 7;
-                    state ^= state << 17;
-                    let r = (state >> 40) as f32 / (1u64 << 24) as f32;
-                    if step >= 24 && id < known {
-                        r + closing(id as u32)
-                    } else {
-                        r
-                    }
-                })
-                .collect();
-            c.restrict(&mut logits).unwrap();
-            let id = crate::text::sampling::argmax(&logits);
-            assert!(logits[id as usize].is_finite(), "nothing allowed after {ids:?}");
-            assert!((id as usize) < known, "a padding id was allowed");
-            if tok.is_eos(id) {
-                return tok.decode(&ids).unwrap();
-            }
-            c.accept(id).unwrap();
-            ids.push(id);
-            if c.is_complete() {
-                return tok.decode(&ids).unwrap();
-            }
-        }
-        panic!("no end after 400 tokens: {:?}", tok.decode(&ids));
+        let mut step = 0;
+        let ids = greedy_tokens(
+            c,
+            400,
+            |id| tok.is_eos(id),
+            |_| {
+                step += 1;
+                (0..vocab)
+                    .map(|id| {
+                        state ^= state << 13;
+                        state ^= state >> 7;
+                        state ^= state << 17;
+                        let r = (state >> 40) as f32 / (1u64 << 24) as f32;
+                        if step > 24 && id < known {
+                            r + closing(id as u32)
+                        } else {
+                            r
+                        }
+                    })
+                    .collect()
+            },
+        )
+        .unwrap();
+        assert!(ids.iter().all(|&id| (id as usize) < known), "a padding id was allowed");
+        let text = tok.decode(&ids).unwrap();
+        assert!(ids.len() < 400, "no end after 400 tokens: {text:?}");
+        text
     }
 
     #[test]

@@ -132,7 +132,8 @@ pub fn call_grammar(tools: &[Tool], max: usize) -> String {
 
 /// Tool `i`'s parameter schema, moved under `anyOf[i].properties.arguments` of the calls' schema:
 /// its local `$ref`s are resolved from the new root, so its `$defs` / `definitions` move to the
-/// root's `$defs` (prefixed `t{i}_`) and every other `#...` pointer gets the new path in front.
+/// root's `$defs` (prefixed `t{i}d_` / `t{i}D_`) and every other `#...` pointer gets the new path
+/// in front.
 fn rehome_refs(schema: &Value, i: usize, defs: &mut serde_json::Map<String, Value>) -> Value {
     fn rewrite(v: &Value, i: usize) -> Value {
         match v {
@@ -149,22 +150,22 @@ fn rehome_refs(schema: &Value, i: usize, defs: &mut serde_json::Map<String, Valu
         }
     }
     fn rehomed(r: &str, i: usize) -> String {
-        for prefix in ["#/$defs/", "#/definitions/"] {
+        for (prefix, tag) in [("#/$defs/", "d"), ("#/definitions/", "D")] {
             if let Some(rest) = r.strip_prefix(prefix) {
-                return format!("#/$defs/t{i}_{rest}");
+                return format!("#/$defs/t{i}{tag}_{rest}");
             }
         }
         match r.strip_prefix('#') {
-            Some(pointer) => format!("#/anyOf/{i}/properties/arguments{pointer}"),
+            Some(pointer) => format!("#/anyOf/{i}/properties/arguments{}", pointer.trim_end_matches('/')),
             None => r.to_string(),
         }
     }
     let mut moved = rewrite(schema, i);
     if let Some(obj) = moved.as_object_mut() {
-        for key in ["$defs", "definitions"] {
+        for (key, tag) in [("$defs", "d"), ("definitions", "D")] {
             if let Some(Value::Object(local)) = obj.remove(key) {
                 for (name, def) in local {
-                    defs.insert(format!("t{i}_{name}"), def);
+                    defs.insert(format!("t{i}{tag}_{name}"), def);
                 }
             }
         }

@@ -341,7 +341,8 @@ fn stream_response(
                         let content = (!rest.is_empty()).then_some(rest);
                         if content.is_some() || called {
                             let tokens = std::mem::take(&mut held_tokens[index]);
-                            let logprobs = (head.logprobs && content.is_some()).then(|| chat_logprobs(&tokens));
+                            // Whatever was held goes out here, calls included, as the whole response lists them.
+                            let logprobs = head.logprobs.then(|| chat_logprobs(&tokens));
                             let delta = ChatDelta { role: None, content, tool_calls: called.then(|| calls_out(calls, true)) };
                             let choice = ChatChunkChoice { index, delta, logprobs, finish_reason: None };
                             yield sse::json(&head.chunk(vec![choice], usage_slot()));

@@ -25,6 +25,9 @@ pub struct TokenizeRequest {
     pub add_special_tokens: Option<bool>,
     /// With `messages`: end with the assistant's turn header; default true.
     pub add_generation_prompt: Option<bool>,
+    /// With `messages`: the tools, rendered as chat completions render them.
+    pub tools: Option<Value>,
+    pub tool_choice: Option<Value>,
 }
 
 #[derive(Debug, Serialize)]
@@ -52,17 +55,24 @@ pub async fn tokenize(
     let model = state.model(&req.model)?;
     let entry = model.entry();
     let tokens = match (&req.prompt, &req.messages) {
-        (Some(prompt), None) => entry
-            .tokenizer
-            .encode(prompt, req.add_special_tokens.unwrap_or(true))
-            .map_err(|e| ApiError::invalid("prompt", e.to_string()))?,
+        (Some(prompt), None) => {
+            let add_special = req.add_special_tokens.unwrap_or(true);
+            let mut ids =
+                entry.tokenizer.encode(prompt, add_special).map_err(|e| ApiError::invalid("prompt", e.to_string()))?;
+            // An empty prompt is generated from the beginning-of-sequence token, as completions do.
+            if ids.is_empty() && add_special {
+                ids.extend(entry.tokenizer.bos);
+            }
+            ids
+        }
         (None, Some(messages)) => {
             let template = entry
                 .chat
                 .as_ref()
                 .map_err(|why| ApiError::invalid("messages", format!("chat is unavailable for this model: {why}")))?;
             let messages = convert_messages(messages)?;
-            let text = render_prompt(template, &messages, None, req.add_generation_prompt.unwrap_or(true))?;
+            let tools = crate::server::tools::check(req.tools.as_ref(), req.tool_choice.as_ref(), None)?;
+            let text = render_prompt(template, &messages, tools.as_ref(), req.add_generation_prompt.unwrap_or(true))?;
             // The template placed any special tokens itself, as chat completions encode it.
             entry.tokenizer.encode(&text, false).map_err(|e| ApiError::invalid("messages", e.to_string()))?
         }
