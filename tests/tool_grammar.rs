@@ -72,3 +72,25 @@ fn tool_schemas_with_local_refs_compile() {
         }
     }
 }
+
+/// Instance data that looks like a reference (a `const` holding `{"$ref": ...}`) is kept as
+/// written when the schema moves under the calls' root; a property named like a keyword is
+/// still a schema whose references move.
+#[test]
+fn reference_shaped_data_is_not_rehomed() {
+    let tools = vec![Tool {
+        name: "pin".into(),
+        description: None,
+        parameters: json!({
+            "$defs": { "Inner": { "enum": ["one"] } },
+            "type": "object",
+            "properties": {
+                "const": { "$ref": "#/$defs/Inner" },
+                "literal": { "const": { "$ref": "#/$defs/Inner" } }
+            },
+            "required": ["const", "literal"], "additionalProperties": false
+        }),
+    }];
+    let calls = forced_calls(&tools, 1);
+    assert_eq!(calls[0].arguments, r##"{"const":"one","literal":{"$ref":"#/$defs/Inner"}}"##);
+}

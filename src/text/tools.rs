@@ -135,13 +135,24 @@ pub fn call_grammar(tools: &[Tool], max: usize) -> String {
 /// root's `$defs` (prefixed `t{i}d_` / `t{i}D_`) and every other `#...` pointer gets the new path
 /// in front.
 fn rehome_refs(schema: &Value, i: usize, defs: &mut serde_json::Map<String, Value>) -> Value {
+    // A schema's keywords: `$ref` is rewritten; instance data (const, enum, default, examples) is
+    // kept as written even where it looks like a reference; maps of names to schemas (properties,
+    // $defs, ...) are walked by entry, so a property named like a keyword stays a schema.
     fn rewrite(v: &Value, i: usize) -> Value {
         match v {
             Value::Object(map) => Value::Object(
                 map.iter()
-                    .map(|(k, v)| match (k.as_str(), v) {
-                        ("$ref", Value::String(r)) => (k.clone(), Value::String(rehomed(r, i))),
-                        _ => (k.clone(), rewrite(v, i)),
+                    .map(|(k, v)| {
+                        let value = match (k.as_str(), v) {
+                            ("$ref", Value::String(r)) => Value::String(rehomed(r, i)),
+                            ("const" | "enum" | "default" | "examples", data) => data.clone(),
+                            (
+                                "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas",
+                                Value::Object(named),
+                            ) => Value::Object(named.iter().map(|(n, s)| (n.clone(), rewrite(s, i))).collect()),
+                            _ => rewrite(v, i),
+                        };
+                        (k.clone(), value)
                     })
                     .collect(),
             ),
