@@ -13,12 +13,13 @@ use gerbil::gpu::KernelId;
 use gerbil::passes::FusionConfig;
 use gerbil::weights::WeightFormat;
 
-/// The default passes (decode_layer is opt-in, so these plans are the same on every adapter).
+/// The default passes without decode_layer, which runs only where the adapter passes the
+/// grid-barrier probe: these plans are the same on every adapter.
 fn base() -> FusionConfig {
-    FusionConfig::default()
+    FusionConfig { decode_layer: false, ..FusionConfig::default() }
 }
 
-/// The default passes and the opt-in decode_layer, as if the adapter could run grid barriers
+/// The default passes with decode_layer, as if the adapter could run grid barriers
 /// (plan-level: no probe, no residency check).
 fn layer_kernel() -> FusionConfig {
     FusionConfig { decode_layer: true, grid_barrier_anywhere: true, ..FusionConfig::default() }

@@ -64,13 +64,11 @@ pub struct FusionConfig {
     /// A dense layer's q / k / v, attention and MLP in one dispatch with grid barriers (after the
     /// partial-row passes), where the adapter may run it: gpu/grid_probe.rs must pass
     /// (`PassLimits::grid_barrier`), and the session checks that the kernel's own largest grid is
-    /// resident at once (graph/residency.rs), planning without it otherwise. Opt-in: on the H200
-    /// SmolLM2's generate loop runs a median of 1250-1264 tok/s with it against 1107-1122 without,
-    /// but bimodal run to run (1104-1150 or 1250-1273; BENCHMARKS.md, session 19). A grid that
-    /// stops being resident mid-run (another process on the GPU) makes a barrier give up its wait
-    /// and mark the failure word; the session then plans without it and recomputes
-    /// (engine/session.rs; the watchdog's own cost on the H200 is not yet measured). It reads what
-    /// other workgroups publish from @coherent bindings.
+    /// resident at once (graph/residency.rs), planning without it otherwise; a barrier that still
+    /// gives up a wait during a run makes the session plan without it and recompute
+    /// (engine/session.rs). On by default (branch watchdog-default, pending its H200 check): on
+    /// the H200 SmolLM2's generate loop runs a median of 1250-1264 tok/s with it against
+    /// 1107-1122 without (BENCHMARKS.md, session 19), bimodal run to run (1104-1150 or 1250-1273).
     pub decode_layer: bool,
     /// Assume the adapter runs grid barriers without probing it (plan-level tests, which never run
     /// the plan; see `PassLimits::grid_barrier`).
@@ -98,7 +96,7 @@ impl Default for FusionConfig {
             mlp_partials: true,
             attention_partials: true,
             attention_qkv: false,
-            decode_layer: false,
+            decode_layer: true,
             grid_barrier_anywhere: false,
             max_storage_buffers: None,
         }
