@@ -3,7 +3,7 @@
 //! phases meet at grid barriers instead of dispatch boundaries (the matvec core's and the attention
 //! core's arithmetic, so fused and unfused plans agree to the bit under the workgroup-memory
 //! group_sum). Needs the partial-row passes before it, 32 KB of workgroup memory, and an adapter
-//! that runs grid barriers (`PassLimits::grid_barrier`: gpu/grid_probe.rs measures it). Opt-in.
+//! that runs grid barriers (`PassLimits::grid_barrier`: gpu/grid_probe.rs measures it).
 
 use super::partials::run_pass;
 use super::{fuse, internal, readers, writer, PassLimits, PassReport};

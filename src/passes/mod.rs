@@ -66,9 +66,10 @@ pub struct FusionConfig {
     /// (`PassLimits::grid_barrier`), and the session checks that the kernel's own largest grid is
     /// resident at once (graph/residency.rs), planning without it otherwise; a barrier that still
     /// gives up a wait during a run makes the session plan without it and recompute
-    /// (engine/session.rs). On by default (branch watchdog-default, pending its H200 check): on
-    /// the H200 SmolLM2's generate loop runs a median of 1250-1264 tok/s with it against
-    /// 1107-1122 without (BENCHMARKS.md, session 19), bimodal run to run (1104-1150 or 1250-1273).
+    /// (engine/session.rs). On by default: on the H200 SmolLM2's generate loop runs a median of
+    /// 1425 tok/s with it (10 runs, 1339-1434; 35 dispatches a token) against 1113 without (95),
+    /// in one process (BENCHMARKS.md, session 25). It fires where the partial-row passes did
+    /// (an intermediate width of at most `dispatch_partials::MAX_K`): not on Qwen2.5-0.5B's 4864.
     pub decode_layer: bool,
     /// Assume the adapter runs grid barriers without probing it (plan-level tests, which never run
     /// the plan; see `PassLimits::grid_barrier`).
