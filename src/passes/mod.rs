@@ -64,9 +64,10 @@ pub struct FusionConfig {
     /// A dense layer's q / k / v, attention and MLP in one dispatch with grid barriers (after the
     /// partial-row passes), where the adapter may run it: gpu/grid_probe.rs must pass
     /// (`PassLimits::grid_barrier`), and the session checks that the kernel's own largest grid is
-    /// resident at once (graph/residency.rs), planning without it otherwise; a barrier that still
-    /// gives up a wait during a run makes the session plan without it and recompute
-    /// (engine/session.rs). On by default: on the H200 SmolLM2's generate loop runs a median of
+    /// resident at once (graph/residency.rs), planning without it otherwise. A grid that stops being
+    /// resident mid-run (another process on the GPU) makes a barrier give up its wait and mark the
+    /// failure word; the session then plans without it and recomputes (engine/session.rs). It reads
+    /// what other workgroups publish from @coherent bindings. On by default: on the H200 SmolLM2's generate loop runs a median of
     /// 1425 tok/s with it (10 runs, 1339-1434; 35 dispatches a token) against 1113 without (95),
     /// in one process (BENCHMARKS.md, session 25). It fires where the partial-row passes did
     /// (an intermediate width of at most `dispatch_partials::MAX_K`): not on Qwen2.5-0.5B's 4864.
