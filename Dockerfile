@@ -13,26 +13,24 @@
 
 FROM rust:1.95-bookworm AS build
 WORKDIR /src
-# espeak-ng (text to speech phonemes) and libopus (response_format=opus) are linked into the binary;
-# LAME (mp3) is built from source by mp3lame-sys.
-RUN apt-get update && apt-get install -y --no-install-recommends libespeak-ng-dev libopus-dev pkg-config \
- && rm -rf /var/lib/apt/lists/*
+# espeak-ng (phonemes, its data compiled and embedded), libopus and LAME are built from source by cargo:
+# nothing beyond the Rust image's C compiler is needed.
 COPY . .
 RUN cargo build --release --locked --bin gerbil
 
 FROM debian:bookworm-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends libvulkan1 mesa-vulkan-drivers ca-certificates curl \
-    libespeak-ng1 espeak-ng-data libopus0 \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /src/target/release/gerbil /usr/local/bin/gerbil
 ENV NVIDIA_VISIBLE_DEVICES=all \
     NVIDIA_DRIVER_CAPABILITIES=compute,graphics,utility \
     HF_HOME=/data/hf \
+    XDG_CACHE_HOME=/data/cache \
     XDG_RUNTIME_DIR=/tmp \
     GERBIL_LISTEN=0.0.0.0:8080 \
     RUST_LOG=warn,gerbil=info
-VOLUME ["/data/hf"]
+VOLUME ["/data/hf", "/data/cache"]
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=600s CMD curl -fsS http://127.0.0.1:8080/ready || exit 1
 ENTRYPOINT ["gerbil"]

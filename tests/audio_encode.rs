@@ -75,7 +75,7 @@ fn opus_decode(bytes: Vec<u8>) -> (Vec<f32>, u32) {
     let input_rate = u32::from_le_bytes(head.data[12..16].try_into().unwrap());
     let tags = r.read_packet_expected().unwrap();
     assert!(tags.data.starts_with(b"OpusTags"));
-    let mut dec = opus::Decoder::new(48_000, opus::Channels::Mono).unwrap();
+    let mut dec = gerbil_opus::Decoder::new(48_000, gerbil_opus::Channels::Mono).unwrap();
     let mut pcm = Vec::new();
     let mut buf = vec![0f32; 5760];
     let mut end = None;

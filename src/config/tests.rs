@@ -23,9 +23,42 @@ fn speech_only_is_valid_and_nothing_is_not() {
     std::fs::write(&path, "models = []\n[[voices]]\nname = \"joe\"\ndir = \"/voices/joe\"\n").unwrap();
     let c = ServeConfig::load(&ServeArgs { config: Some(path.clone()), ..Default::default() }).unwrap();
     assert!(c.models.is_empty() && c.voices.len() == 1);
+    // The defaults serve a transcription model too: nothing at all means none of the three.
     std::fs::write(&path, "models = []\nvoices = []\n").unwrap();
+    let c = ServeConfig::load(&ServeArgs { config: Some(path.clone()), ..Default::default() }).unwrap();
+    assert!(c.models.is_empty() && c.voices.is_empty() && c.stt_models.len() == 1);
+    std::fs::write(&path, "models = []\nvoices = []\nstt_models = []\n").unwrap();
     let e = ServeConfig::load(&ServeArgs { config: Some(path), ..Default::default() }).unwrap_err();
     assert!(e.to_string().contains("no models to serve"), "{e}");
+}
+
+#[test]
+fn defaults_serve_text_transcription_and_speech_under_openai_names() {
+    let c = ServeConfig::defaults().unwrap();
+    assert_eq!(c.models[0].source, "HuggingFaceTB/SmolLM2-135M-Instruct");
+    assert_eq!(c.stt_models[0].source.to_string_lossy(), "openai/whisper-tiny.en");
+    assert_eq!(c.stt_models[0].id(), "whisper-tiny.en");
+    assert_eq!(c.voices[0].name, "joe");
+    assert_eq!(c.voices[0].source, "rhasspy/piper-voices/en/en_US/joe/medium/en_US-joe-medium.onnx");
+    assert_eq!(c.openai.transcription_models, ["whisper-1", "gpt-4o-transcribe", "gpt-4o-mini-transcribe"]);
+    let voices: Vec<&str> = c.openai.voices.keys().map(String::as_str).collect();
+    let openai = ["alloy", "ash", "ballad", "coral", "echo", "fable", "nova", "onyx", "sage", "shimmer", "verse"];
+    assert_eq!(voices, openai);
+    assert!(c.openai.voices.values().all(|v| v == "joe"));
+    // A repo id names itself; a folder is named by its last part.
+    let spec = |s: &str| SttModelSpec { source: s.into(), name: None };
+    assert_eq!(spec("openai/whisper-base").id(), "openai/whisper-base");
+    assert_eq!(spec("/models/whisper-small").id(), "whisper-small");
+    // A file can remap a voice; `dir` still reads as `source`.
+    let path = config_path("gerbil-config-openai");
+    let text = "[openai.voices]\nalloy = \"amy\"\n[[voices]]\nname = \"amy\"\ndir = \"/v/amy.onnx\"\n";
+    std::fs::write(&path, text).unwrap();
+    let c = ServeConfig::load(&ServeArgs { config: Some(path), ..Default::default() }).unwrap();
+    assert_eq!(c.openai.voices.get("alloy").map(String::as_str), Some("amy"));
+    // Tables merge: the other OpenAI names keep the default mapping.
+    assert_eq!(c.openai.voices.len(), 11);
+    assert_eq!(c.openai.voices.get("echo").map(String::as_str), Some("joe"));
+    assert_eq!(c.voices[0].source, "/v/amy.onnx");
 }
 
 #[test]

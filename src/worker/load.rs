@@ -46,18 +46,21 @@ fn is_gguf(source: &str) -> bool {
     Path::new(source).extension().is_some_and(|e| e.eq_ignore_ascii_case("gguf"))
 }
 
-/// Loads a text-to-speech voice: a Piper folder, or an OuteTTS backbone + DAC codec (each a folder
-/// or a Hugging Face repo id) + optional speaker profile.
+/// Loads a text-to-speech voice: a Piper voice (see `weights::sources::piper_voice`), or an
+/// OuteTTS backbone + DAC codec (each a folder or a Hugging Face repo id) + optional speaker
+/// profile. Returns the voice and where it came from.
 pub fn load_voice(
     gpu: Arc<Gpu>,
     spec: &crate::config::VoiceSpec,
     hub: &HubOptions,
     max_context: usize,
-) -> Result<super::speech::Voice, LoadError> {
+) -> Result<(super::speech::Voice, String), LoadError> {
     use super::speech::Voice;
     match spec.kind {
         crate::config::VoiceKind::Piper => {
-            Ok(Voice::Piper(Box::new(crate::models::piper::PiperVoice::load(gpu, &spec.path())?)))
+            let resolved = crate::weights::sources::piper_voice(&spec.source, hub)?;
+            let voice = crate::models::piper::PiperVoice::load(gpu, &resolved.path)?;
+            Ok((Voice::Piper(Box::new(voice)), resolved.origin))
         }
         crate::config::VoiceKind::Outetts => {
             let backbone = resolve_model(&spec.path().to_string_lossy(), hub)?;
@@ -72,7 +75,7 @@ pub fn load_voice(
             let opts = LoadOptions { format, max_context, ..Default::default() };
             let tts =
                 crate::models::outetts::OuteTts::load(&gpu, &backbone, &codec, spec.speaker_path().as_deref(), opts)?;
-            Ok(Voice::OuteTts(Box::new(tts)))
+            Ok((Voice::OuteTts(Box::new(tts)), spec.source.clone()))
         }
     }
 }

@@ -94,6 +94,8 @@ pub struct Registry {
     pub speech: Vec<SpeechEntry>,
     pub voices: Vec<VoiceEntry>,
     pub failures: Vec<LoadFailure>,
+    /// OpenAI's transcription model and voice names, mapped onto what is loaded.
+    pub openai: crate::config::OpenAiNames,
 }
 
 impl Registry {
@@ -109,8 +111,20 @@ impl Registry {
             .collect()
     }
 
+    /// A transcription model by id; OpenAI's names (`whisper-1`, ...) mean the first one.
     pub fn find_speech(&self, id: &str) -> Option<&SpeechEntry> {
-        self.speech.iter().find(|m| m.id == id)
+        let exact = self.speech.iter().find(|m| m.id == id);
+        exact.or_else(|| self.openai.transcription_models.iter().any(|n| n == id).then(|| self.speech.first()).flatten())
+    }
+
+    /// The index of a voice by name; an OpenAI voice name (`alloy`, ...) means the voice the
+    /// table maps it to, or the first voice where that one is not loaded.
+    pub fn voice_index(&self, name: &str) -> Option<usize> {
+        let by_name = |n: &str| self.voices.iter().position(|v| v.name == n);
+        by_name(name).or_else(|| {
+            let target = self.openai.voices.get(name)?;
+            by_name(target).or_else(|| (!self.voices.is_empty()).then_some(0))
+        })
     }
 }
 
@@ -133,4 +147,66 @@ pub fn chat_template_for(tok: &TextTokenizer, dir: &Path) -> Result<Arc<ChatTemp
 
 pub fn unix_now() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn voice(name: &str, index: usize) -> VoiceEntry {
+        VoiceEntry {
+            name: name.into(),
+            index,
+            sample_rate: 22050,
+            kind: crate::config::VoiceKind::Piper,
+            espeak_voice: "en-us".into(),
+            phoneme_id_map: Arc::default(),
+            defaults: Default::default(),
+        }
+    }
+
+    fn speech(id: &str, index: usize) -> SpeechEntry {
+        SpeechEntry { id: id.into(), index, languages: vec!["en".into()], words: true, created: 0 }
+    }
+
+    fn registry() -> Registry {
+        let openai = crate::config::OpenAiNames {
+            transcription_models: vec!["whisper-1".into(), "gpt-4o-transcribe".into()],
+            voices: [("alloy", "amy"), ("echo", "joe"), ("nova", "gone")]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        };
+        Registry {
+            speech: vec![speech("whisper-tiny.en", 0), speech("moonshine-base", 1)],
+            voices: vec![voice("joe", 0), voice("amy", 1)],
+            openai,
+            ..Registry::default()
+        }
+    }
+
+    #[test]
+    fn openai_transcription_names_mean_the_first_model_and_real_ids_win() {
+        let r = registry();
+        assert_eq!(r.find_speech("whisper-1").map(|m| m.index), Some(0));
+        assert_eq!(r.find_speech("gpt-4o-transcribe").map(|m| m.index), Some(0));
+        assert_eq!(r.find_speech("moonshine-base").map(|m| m.index), Some(1));
+        assert!(r.find_speech("gpt-4o-mini-transcribe").is_none(), "only the configured names");
+        assert!(r.find_speech("whisper-2").is_none());
+        let empty = Registry { openai: r.openai.clone(), ..Registry::default() };
+        assert!(empty.find_speech("whisper-1").is_none(), "no model loaded: nothing to alias");
+    }
+
+    #[test]
+    fn openai_voices_follow_the_table_then_fall_back_to_the_first_voice() {
+        let r = registry();
+        assert_eq!(r.voice_index("amy"), Some(1));
+        assert_eq!(r.voice_index("alloy"), Some(1), "mapped to amy");
+        assert_eq!(r.voice_index("echo"), Some(0), "mapped to joe");
+        assert_eq!(r.voice_index("nova"), Some(0), "its voice is not loaded: the first one");
+        assert_eq!(r.voice_index("shimmer"), None, "not in the table");
+        assert_eq!(r.voice_index("Joe"), None, "names are exact");
+        let empty = Registry { openai: r.openai.clone(), ..Registry::default() };
+        assert_eq!(empty.voice_index("alloy"), None);
+    }
 }

@@ -54,8 +54,8 @@ fn load_voices(
         };
         let t0 = std::time::Instant::now();
         match super::load::load_voice(gpu, spec, &cfg.hub, cfg.limits.max_context) {
-            Ok(v) => {
-                tracing::info!(voice = %spec.name, rate = v.sample_rate(), "voice loaded in {:.1}s", t0.elapsed().as_secs_f64());
+            Ok((v, origin)) => {
+                tracing::info!(voice = %spec.name, rate = v.sample_rate(), from = %origin, "voice loaded in {:.1}s", t0.elapsed().as_secs_f64());
                 let (espeak_voice, phoneme_id_map, defaults) = match &v {
                     Voice::Piper(p) => {
                         (p.config.espeak.voice.clone(), Arc::new(p.config.phoneme_id_map.clone()), p.config.inference)
@@ -87,7 +87,7 @@ fn load_all(
     queue: &Arc<QueueCounter>,
     metrics: &Arc<Metrics>,
 ) -> (Vec<Scheduler>, AudioWorker, Registry, Option<Arc<Gpu>>) {
-    let mut registry = Registry::default();
+    let mut registry = Registry { openai: cfg.openai.clone(), ..Registry::default() };
     let mut schedulers = Vec::new();
     let gpu = match Gpu::new(&GpuOptions::default()) {
         Ok(g) => g,
@@ -103,9 +103,12 @@ fn load_all(
     let mut speech = Vec::new();
     for spec in &cfg.stt_models {
         let id = spec.id();
-        match crate::models::speech::load(&gpu, &spec.source) {
-            Ok(model) => {
-                tracing::info!(model = %id, "speech model loaded");
+        let loaded = crate::weights::sources::speech_model(&spec.source.to_string_lossy(), &cfg.hub)
+            .map_err(|e| e.to_string())
+            .and_then(|r| crate::models::speech::load(&gpu, &r.path).map(|m| (m, r.origin)).map_err(|e| e.to_string()));
+        match loaded {
+            Ok((model, origin)) => {
+                tracing::info!(model = %id, from = %origin, "speech model loaded");
                 registry.speech.push(SpeechEntry {
                     id: id.clone(),
                     index: speech.len(),
@@ -117,7 +120,7 @@ fn load_all(
             }
             Err(e) => {
                 tracing::error!(model = %id, "speech model failed to load, skipping it: {e}");
-                registry.failures.push(LoadFailure { id, error: e.to_string() });
+                registry.failures.push(LoadFailure { id, error: e });
             }
         }
     }
@@ -159,11 +162,11 @@ fn load_all(
                     queue.clone(),
                     metrics.clone(),
                 );
-                Ok((entry, sched))
+                Ok((entry, sched, model.dir.clone()))
             });
         match loaded {
-            Ok((entry, sched)) => {
-                tracing::info!(model = %id, slots = entry.slots, context = entry.max_context, "loaded in {:.1}s", t0.elapsed().as_secs_f64());
+            Ok((entry, sched, model_dir)) => {
+                tracing::info!(model = %id, from = %model_dir.display(), slots = entry.slots, context = entry.max_context, "loaded in {:.1}s", t0.elapsed().as_secs_f64());
                 registry.models.push(entry);
                 schedulers.push(sched);
             }

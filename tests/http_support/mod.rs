@@ -35,8 +35,10 @@ pub fn config() -> ServeConfig {
     spec.name = Some(MODEL.into());
     spec.format = WeightKind::Int4;
     cfg.models = vec![spec];
-    // Voices are loaded only by the speech tests (tests/http_speech.rs).
+    // Voices and transcription models are loaded only by the speech tests (tests/http_speech.rs,
+    // http_transcriptions.rs); the built-in defaults would download them.
     cfg.voices = vec![];
+    cfg.stt_models = vec![];
     cfg.limits.max_slots = 4;
     cfg.limits.max_tokens = 200;
     cfg.limits.request_timeout_s = 120;

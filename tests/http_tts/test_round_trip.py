@@ -1,7 +1,8 @@
 """Piper -> Whisper round trip through the server's own endpoints, with real weights: the
 `joe` voice speaks five fixed sentences (SDK `audio.speech.create` and
 `with_streaming_response`), the server's Whisper tiny.en transcribes each
-(`audio.transcriptions.create`), and the normalized word error rate over all five must be
+(`audio.transcriptions.create`), every other request under OpenAI's names (voice `alloy`,
+model `whisper-1`), and the normalized word error rate over all five must be
 at most 10%. Runs only when GERBIL_STT_MODEL names a loaded model (tests/http_speech.rs
 `speech_whisper_round_trip` sets it)."""
 
@@ -55,18 +56,20 @@ def test_piper_speech_is_transcribed_by_whisper(client):
     for i, sentence in enumerate(SENTENCES):
         # Alternate the SDK's two ways of reading the body; the audio is the same either way
         # (same seed), which the pcm/wav suite checks sample for sample.
+        # The odd ones use OpenAI's names (tts-1 / alloy, whisper-1), as an OpenAI client sends them.
         if i % 2 == 0:
             wav = client.audio.speech.create(model="piper", voice="joe", input=sentence, response_format="wav").content
         else:
             with client.audio.speech.with_streaming_response.create(
-                model="piper", voice="joe", input=sentence, response_format="wav"
+                model="tts-1", voice="alloy", input=sentence, response_format="wav"
             ) as r:
                 wav = b"".join(r.iter_bytes())
         x, rate = decode("wav", wav)
         assert rate == RATE
         check_audio(x, rate, sentence)
         assert len(x) <= 4 * RATE, f"{len(x) / RATE:.1f} s for a short sentence"
-        text = client.audio.transcriptions.create(model=STT_MODEL, file=(f"s{i}.wav", wav, "audio/wav")).text
+        stt = STT_MODEL if i % 2 == 0 else "whisper-1"
+        text = client.audio.transcriptions.create(model=stt, file=(f"s{i}.wav", wav, "audio/wav")).text
         ref, hyp = normalize(sentence), normalize(text)
         e = edit_distance(ref, hyp)
         print(f"{len(x) / RATE:.2f} s  {sentence!r} -> {text!r}  ({e} errors / {len(ref)} words)")

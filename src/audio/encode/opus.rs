@@ -4,8 +4,8 @@
 //! lookahead and the last page's granule position marks the true end, so a conforming
 //! decoder returns exactly the input's duration.
 
+use gerbil_opus::{Application, Bitrate, Channels, Encoder};
 use ogg::{PacketWriteEndInfo, PacketWriter};
-use opus::{Application, Bitrate, Channels, Encoder};
 use rubato::{FftFixedIn, Resampler};
 
 use super::EncodeError;
@@ -124,7 +124,7 @@ impl OpusStream {
         head.push(0);
         writer.write_packet(head, SERIAL, PacketWriteEndInfo::EndPage, 0).map_err(err)?;
         // RFC 7845 5.2: OpusTags with the vendor string and no comments, on its own page.
-        let vendor = opus::version().as_bytes();
+        let vendor = gerbil_opus::version().as_bytes();
         let mut tags = b"OpusTags".to_vec();
         tags.extend((vendor.len() as u32).to_le_bytes());
         tags.extend(vendor);

@@ -127,9 +127,17 @@ pub async fn handle(
     let c = check(&req)?;
     let registry = state.worker.registry().ok_or(ApiError::NotReady)?;
     let name = req.voice.name().to_string();
-    let Some(vi) = registry.voices.iter().position(|v| v.name == name) else {
+    let Some(vi) = registry.voice_index(&name) else {
         let known: Vec<&str> = registry.voices.iter().map(|v| v.name.as_str()).collect();
-        return Err(ApiError::invalid("voice", format!("unknown voice '{name}'; loaded voices: {}", known.join(", "))));
+        let openai: Vec<&str> = registry.openai.voices.keys().map(String::as_str).collect();
+        return Err(ApiError::invalid(
+            "voice",
+            format!(
+                "unknown voice '{name}'; loaded voices: {}{}",
+                known.join(", "),
+                if openai.is_empty() || known.is_empty() { String::new() } else { format!(" (and OpenAI's: {})", openai.join(", ")) }
+            ),
+        ));
     };
     let voice = &registry.voices[vi];
     let (sentences, n_phonemes) = if voice.kind == VoiceKind::Outetts {

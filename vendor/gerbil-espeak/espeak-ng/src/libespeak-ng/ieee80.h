@@ -1,0 +1,1 @@
+double ieee_extended_to_double(const unsigned char *);
