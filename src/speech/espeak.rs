@@ -4,7 +4,6 @@
 //! once into the user's cache folder and espeak-ng reads it from there, nothing else.
 //! espeak-ng holds global state, so every call goes through the crate's one lock.
 
-use std::path::PathBuf;
 
 #[derive(Debug, thiserror::Error)]
 pub enum EspeakError {
@@ -18,23 +17,13 @@ pub enum EspeakError {
     Install(String, std::io::Error),
 }
 
-/// Where the embedded espeak-ng data is unpacked: `$XDG_CACHE_HOME/gerbil`, else
-/// `$HOME/.cache/gerbil`, else the system temp folder's `gerbil`.
-// TODO(config): the lead moves this environment reading into src/config.rs.
-fn data_cache_root() -> PathBuf {
-    let nonempty = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
-    let base = nonempty("XDG_CACHE_HOME")
-        .or_else(|| nonempty("HOME").map(|h| h.join(".cache")))
-        .unwrap_or_else(std::env::temp_dir);
-    base.join("gerbil")
-}
 
 /// IPA phonemes of `text` in espeak voice `voice`, one string per clause, each followed by
 /// its terminating punctuation (`.`, `,`, `?`, ...) when the text had one, as Piper keeps it.
 pub fn phonemize(text: &str, voice: &str) -> Result<Vec<String>, EspeakError> {
     let mut es = gerbil_espeak::lock();
     if es.data_dir().is_none() {
-        let root = data_cache_root();
+        let root = crate::config::cache_dir();
         let dir =
             gerbil_espeak::install_data(&root).map_err(|e| EspeakError::Install(root.display().to_string(), e))?;
         es.initialize(&dir).map_err(|e| {
