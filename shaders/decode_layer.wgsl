@@ -10,7 +10,7 @@
 // q / k / v, the o_proj partial rows and h never leave this dispatch, so they live in the split
 // scratch (its `stash`, past the split records) or, for h, in the one buffer bound read_write.
 // A grid barrier costs ~1 us on the H200 where a dependent dispatch costs ~2 us, and a workgroup
-// requests the next phase's weights and cache rows before it waits (BENCHMARKS.md, sessions 16-17).
+// requests the next phase's weights and cache rows before it waits (BENCHMARKS.md).
 // Every workgroup must be resident at once and the barrier must order memory across workgroups,
 // which neither Vulkan nor WGSL promises: the pass runs only where gpu/grid_probe.rs found both on
 // the adapter (the H200 passes; Mesa 22.3's lavapipe does not) and where this pipeline's largest

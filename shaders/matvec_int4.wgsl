@@ -45,7 +45,7 @@ fn matvec_int4(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_i
 // columns, and where K is one step of the lanes its x stays in registers for every block. Lane
 // groups share no barrier, so each walks its columns at its own pace. Every column's arithmetic is
 // the plain layout's with ksplit() == 1 (lane = word, steps in order, group_sum), bit for bit.
-// Measured on the H200 (BENCHMARKS.md session 14) and kept simple on purpose: prefetching two or
+// Measured on the H200 (commit `ba2983e`) and kept simple on purpose: prefetching two or
 // three iterations ahead was slower (registers cost more occupancy than the extra loads in flight
 // bring), and taking blocks from an atomic ticket counter (a barrier per block) was slower too.
 fn stream_chunk(j: u32, total: u32, wgx: u32, nwg: u32, steps: u32, lg: u32, lane: u32) -> Chunk {

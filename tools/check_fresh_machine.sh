@@ -25,6 +25,8 @@ mkdir -p "$R/root/.rustup/toolchains" "$R/root/.cargo/bin"
 cp -a "$RUSTUP_HOME/toolchains/$TOOLCHAIN" "$R/root/.rustup/toolchains/"
 for t in cargo rustc; do ln -sf "/root/.rustup/toolchains/$TOOLCHAIN/bin/$t" "$R/root/.cargo/bin/$t"; done
 cp /etc/resolv.conf "$R/etc/resolv.conf"
+# This machine's CA bundle too, for networks behind a TLS-inspecting proxy.
+cp /etc/ssl/certs/ca-certificates.crt "$R/etc/ssl/certs/ca-certificates.crt"
 rm -rf "$R/src" && mkdir -p "$R/src"
 git ls-files -z | xargs -0 cp --parents -t "$R/src"
 mountpoint -q "$R/proc" || mount -t proc proc "$R/proc"

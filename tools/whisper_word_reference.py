@@ -1,5 +1,5 @@
 """Reference word timestamps for beckett.wav from transformers (Whisper tiny.en in the HF layout that
-tools/convert_ct2_whisper.py writes): the ASR pipeline with return_timestamps="word". Its output (run on the device machine, which has torch)
+tools/convert_ct2_whisper.py writes): the ASR pipeline with return_timestamps="word". Its output (run where torch is installed)
 is committed as tests/fixtures/whisper/beckett_word_times_hf.json for tests/models_whisper_real.rs.
 Usage: python3 tools/whisper_word_reference.py MODEL_DIR beckett.wav > out.json"""
 import json, sys, wave

@@ -145,9 +145,9 @@ fn k_split_layout(k: usize) -> (u32, u32) {
 
 /// The WIDE layout's (flag, column-slot multiplier) for a matvec of `cols` outputs over K:
 /// two column slots per lane group, half the workgroups, in one-token plans where K is one step
-/// of the lanes (K <= 1024) and the halved grid still fills the GPU. On the H200 (BENCHMARKS.md
-/// session 12), 896 and 1024 x 151936 went from 1443-1717 to 1685-1957 GB/s in fresh processes
-/// (same leases); four slots measured slower, and at K 2048 and 4096, where each lane group
+/// of the lanes (K <= 1024) and the halved grid still fills the GPU. On the H200 (commit
+/// `eaf445f`), 896 and 1024 x 151936 went from 1443-1717 to 1685-1957 GB/s in fresh processes
+/// (A/B on the same machine); four slots measured slower, and at K 2048 and 4096, where each lane group
 /// already takes two steps with the next one's loads in flight, two slots measured no gain.
 fn wide_layout(cols: usize, k: usize, max_tokens: usize) -> (u32, u32) {
     if max_tokens == 1 && cols >= WIDE_MIN_COLS && k <= 1024 {
@@ -159,7 +159,7 @@ fn wide_layout(cols: usize, k: usize, max_tokens: usize) -> (u32, u32) {
 /// The streaming layout's grid for a matvec of `cols` outputs (`matvec_int4.wgsl`'s
 /// matvec_stream: each workgroup walks STREAM_BLOCKS column blocks, the next one's weights in
 /// flight while one computes), for one-token plans over many columns (the lm_head).
-/// On the H200 (BENCHMARKS.md session 14, four fresh processes per shape, one lease) at 151936
+/// On the H200 (BENCHMARKS.md; commit `ba2983e`, four fresh processes per shape) at 151936
 /// columns it beat the WIDE (K <= 1024) and K-split (K > 2048) layouts: K 896 1811-1868 ->
 /// 1873-2052, 1024 1833-1860 -> 2104-2163, 2048 1749-1907 -> 2004-2175, 4096 1676-1889 ->
 /// 2068-2231 GB/s.

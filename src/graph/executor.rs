@@ -73,7 +73,7 @@ pub struct Plan {
 /// in a one-token plan, on n_tokens == 1: then no address of their first loads waits
 /// on a uniform read (a round trip on the critical path of a latency-bound kernel).
 /// Every K is specialized (K = 4096 x 151936 on the H200: 1831-2080 GB/s specialized,
-/// 1604-1708 generic; BENCHMARKS.md session 11).
+/// 1604-1708 generic; commit `9ef35f5`).
 fn pipeline_key(gpu: &Gpu, spec: &DispatchSpec, max_tokens: usize) -> PipelineKey {
     let mut key = PipelineKey::new(spec.kernel, spec.flags);
     if gpu.shape_constants && spec.kernel.source().shape_constants {
@@ -84,7 +84,7 @@ fn pipeline_key(gpu: &Gpu, spec: &DispatchSpec, max_tokens: usize) -> PipelineKe
         if max_tokens == 1 {
             key.flags |= fused::ONE_TOKEN;
             // x and the norm weights requested with the first weights, not after the norm's
-            // barriers: SmolLM2's qkv consumer 8.99 -> 7.56 us, generate loops +2-5% (session 12).
+            // barriers: SmolLM2's qkv consumer 8.99 -> 7.56 us, generate loops +2-5% (H200, commit `eaf445f`).
             if key.flags & fused::NORM != 0 && p.k <= 2048 {
                 key.flags |= fused::STAGE;
             }

@@ -36,7 +36,7 @@ pub struct FusionConfig {
     /// RMSNorm as the prologue of the one matvec reading it. On by default: the seed
     /// engine kept it opt-in (its norm recomputed per workgroup was slower on wide
     /// projections), but this matvec reads all of x per workgroup anyway; measured on the
-    /// H200 (BENCHMARKS.md, session 5): SmolLM2 610 -> 678 tok/s, LFM2 699 -> 785, Qwen2.5
+    /// H200 (commit `745253e`): SmolLM2 610 -> 678 tok/s, LFM2 699 -> 785, Qwen2.5
     /// 598 -> 619, Qwen3.5 335 -> 331 (within noise), and a dense layer at 5 dispatches.
     pub norm_matvec: bool,
     pub swiglu_epilogue: bool,
@@ -59,7 +59,7 @@ pub struct FusionConfig {
     pub attention_partials: bool,
     /// The q / k / v matvec (with its norm and partial-row sum) computed per head inside that attention:
     /// a dense layer in two dispatches. Off by default: on the H200 the fused kernel took 21.1 us
-    /// against 7.6 + 10.0 us for the two dispatches (SmolLM2 at context 136; BENCHMARKS.md session 13).
+    /// against 7.6 + 10.0 us for the two dispatches (SmolLM2 at context 136; commit `3a2c32f`).
     pub attention_qkv: bool,
     /// A dense layer's q / k / v, attention and MLP in one dispatch with grid barriers (after the
     /// partial-row passes), where the adapter may run it: gpu/grid_probe.rs must pass
@@ -69,7 +69,7 @@ pub struct FusionConfig {
     /// failure word; the session then plans without it and recomputes (engine/session.rs). It reads
     /// what other workgroups publish from @coherent bindings. On by default: on the H200 SmolLM2's generate loop runs a median of
     /// 1425 tok/s with it (10 runs, 1339-1434; 35 dispatches a token) against 1113 without (95),
-    /// in one process (BENCHMARKS.md, session 25). It fires where the partial-row passes did
+    /// in one process (BENCHMARKS.md). It fires where the partial-row passes did
     /// (an intermediate width of at most `dispatch_partials::MAX_K`): not on Qwen2.5-0.5B's 4864.
     pub decode_layer: bool,
     /// Assume the adapter runs grid barriers without probing it (plan-level tests, which never run
