@@ -273,3 +273,118 @@ fn aac_is_refused() {
     assert!(matches!(StreamEncoder::new(AudioFormat::Aac, RATE), Err(EncodeError::Unsupported("aac"))));
     assert!(!AudioFormat::Aac.supported());
 }
+
+/// The 44-byte RIFF/WAVE header, every field read by hand.
+#[derive(Debug, PartialEq)]
+struct WavHeader {
+    riff_size: u32,
+    fmt_size: u32,
+    format_tag: u16,
+    channels: u16,
+    sample_rate: u32,
+    byte_rate: u32,
+    block_align: u16,
+    bits_per_sample: u16,
+    data_size: u32,
+}
+
+fn parse_wav_header(b: &[u8]) -> WavHeader {
+    assert!(b.len() >= 44, "{} bytes", b.len());
+    let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().unwrap());
+    let u16_at = |i: usize| u16::from_le_bytes(b[i..i + 2].try_into().unwrap());
+    assert_eq!(&b[0..4], b"RIFF");
+    assert_eq!(&b[8..12], b"WAVE");
+    assert_eq!(&b[12..16], b"fmt ");
+    assert_eq!(&b[36..40], b"data");
+    WavHeader {
+        riff_size: u32_at(4),
+        fmt_size: u32_at(16),
+        format_tag: u16_at(20),
+        channels: u16_at(22),
+        sample_rate: u32_at(24),
+        byte_rate: u32_at(28),
+        block_align: u16_at(32),
+        bits_per_sample: u16_at(34),
+        data_size: u32_at(40),
+    }
+}
+
+/// What symphonia's WAV reader makes of a file: (rate, channels, bits, n_frames, samples).
+fn symphonia_wav(bytes: Vec<u8>) -> (u32, usize, Option<u32>, Option<u64>, Vec<f32>) {
+    let mss = MediaSourceStream::new(Box::new(Cursor::new(bytes)), Default::default());
+    let probed = symphonia::default::get_probe()
+        .format(Hint::new().with_extension("wav"), mss, &FormatOptions::default(), &MetadataOptions::default())
+        .expect("symphonia reads the WAV");
+    let mut format = probed.format;
+    let track = format.default_track().expect("a track").clone();
+    let p = &track.codec_params;
+    let info = (p.sample_rate.expect("rate"), p.channels.expect("channels").count(), p.bits_per_sample, p.n_frames);
+    let mut dec = symphonia::default::get_codecs().make(p, &DecoderOptions::default()).unwrap();
+    let mut y = Vec::new();
+    loop {
+        let packet = match format.next_packet() {
+            Ok(p) => p,
+            Err(SymError::IoError(e)) if e.kind() == std::io::ErrorKind::UnexpectedEof => break,
+            Err(e) => panic!("wav: reading packets: {e}"),
+        };
+        let buf = dec.decode(&packet).unwrap();
+        let mut s = SampleBuffer::<f32>::new(buf.capacity() as u64, *buf.spec());
+        s.copy_interleaved_ref(buf);
+        y.extend_from_slice(s.samples());
+    }
+    (info.0, info.1, info.2, info.3, y)
+}
+
+/// The WAV the encoder streams (sizes unknown: 0xFFFFFFFF) and the one `wav_header` writes for a
+/// known length (`gerbil speak -o x.wav`), at several rates: every header field by hand, against
+/// what PCM s16le mono at that rate must say (byte rate = rate * channels * bytes per sample,
+/// block align = channels * bytes per sample), and the whole file through symphonia, to the sample.
+#[test]
+fn wav_header_fields_are_exact_and_symphonia_agrees() {
+    const CHANNELS: u32 = 1;
+    const BYTES: u32 = 2;
+    for rate in [8000u32, 16_000, 22_050, 24_000, 44_100, 48_000] {
+        let x = signal(rate);
+        let n = x.len() as u32;
+        let want = |riff_size: u32, data_size: u32| WavHeader {
+            riff_size,
+            fmt_size: 16,
+            format_tag: 1, // WAVE_FORMAT_PCM
+            channels: CHANNELS as u16,
+            sample_rate: rate,
+            byte_rate: rate * CHANNELS * BYTES,
+            block_align: (CHANNELS * BYTES) as u16,
+            bits_per_sample: (8 * BYTES) as u16,
+            data_size,
+        };
+        let pcm = encode_all(AudioFormat::Pcm, rate, &x).unwrap();
+        assert_eq!(pcm.len() as u32, n * CHANNELS * BYTES);
+
+        // Streamed: "to the end" sizes, then exactly the PCM.
+        let streamed = encode_all(AudioFormat::Wav, rate, &x).unwrap();
+        assert_eq!(parse_wav_header(&streamed), want(u32::MAX, u32::MAX), "streamed header at {rate} Hz");
+        assert_eq!(&streamed[44..], &pcm[..], "streamed data at {rate} Hz");
+        let (r, ch, bits, _, y) = symphonia_wav(streamed);
+        assert_eq!((r, ch, bits), (rate, 1, Some(16)), "streamed at {rate} Hz");
+        assert_eq!(y.len(), x.len(), "streamed duration at {rate} Hz");
+        assert_eq!(y, quantized(&x));
+
+        // Known length: RIFF size = file - 8, data size = file - 44.
+        let mut file = gerbil::audio::encode::wav_header(rate, Some(n)).to_vec();
+        file.extend_from_slice(&pcm);
+        let h = parse_wav_header(&file);
+        assert_eq!(h, want(36 + n * BYTES, n * CHANNELS * BYTES), "sized header at {rate} Hz");
+        assert_eq!(h.riff_size as usize, file.len() - 8);
+        assert_eq!(h.data_size as usize, file.len() - 44);
+        // The duration a player computes from the header (data / byte rate) is the signal's.
+        assert_eq!(h.data_size as f64 / h.byte_rate as f64, n as f64 / rate as f64, "duration at {rate} Hz");
+        assert_eq!(h.data_size / h.block_align as u32, n, "frames at {rate} Hz");
+        let (r, ch, bits, frames, y) = symphonia_wav(file);
+        assert_eq!((r, ch, bits, frames), (rate, 1, Some(16), Some(n as u64)), "sized at {rate} Hz");
+        assert_eq!(y.len(), x.len(), "sized duration at {rate} Hz");
+        assert_eq!(y, quantized(&x));
+    }
+    // An empty known-length file: sizes 36 and 0.
+    let h = parse_wav_header(&gerbil::audio::encode::wav_header(16_000, Some(0)));
+    assert_eq!((h.riff_size, h.data_size, h.byte_rate, h.block_align), (36, 0, 32_000, 2));
+}

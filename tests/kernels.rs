@@ -76,6 +76,43 @@ fn rmsnorm_rows_and_heads() {
     }
 }
 
+/// Rows of small values (|x| ~ 1e-3, so mean(x^2) ~ 3.5e-7) where eps is not negligible: it is
+/// 3 to 30 times mean(x^2) at eps 1e-6 and 1e-5. Moving eps (rsqrt(mean) + eps, or dropping it)
+/// changes the output by 41% or more (a factor of 1.4 to 5.5), against a tolerance of 6e-6 to 4.3e-5.
+///
+/// Tolerance from the error budget, relative to each output (y = x * inv * g is a product, so its
+/// errors are relative to y itself; u = 2^-24): the sum of dim positive squares has relative error
+/// below (dim - 1) u sequentially (the reference) and below (dim / 256 + 8) u as the kernel adds
+/// them (strided partials, then a tree), so the two sums differ by at most ~(dim + 8) u; / dim and
+/// + eps add 2 u; the square root halves the relative error; WGSL's inverseSqrt may be off by 2 ulp
+/// and the reference's sqrt and division round twice (4 u each way, say); x * inv * g rounds twice
+/// on each side (4 u). In all (dim + 8) u / 2 + 12 u < (dim + 32) u; rtol = (dim + 32) * EPSILON
+/// (EPSILON = 2 u) is twice that: 5.7e-6 to 4.3e-5 for the dims below.
+#[test]
+fn rmsnorm_small_rows_where_eps_matters() {
+    let mut r = rng("rmsnorm_eps");
+    for (dim, rpt, m, add_unit, eps) in
+        [(64, 1, 3, false, 1e-5), (333, 2, 4, false, 1e-6), (100, 1, 2, true, 1e-5), (16, 4, 7, true, 1e-6)]
+    {
+        let x: Vec<f32> = randn(&mut r, m * dim * rpt).iter().map(|v| v * 1e-3).collect();
+        let w = randn(&mut r, dim);
+        let mut g = Graph::default();
+        let xt = f32t(&mut g, "x", &x, dim * rpt);
+        let wt = f32t(&mut g, "w", &w, dim);
+        let out = g.activation("y", dim * rpt, Rows::Tokens);
+        g.push(Op::RmsNorm { x: xt, weight: wt, out, dim, rows_per_token: rpt, eps, add_unit });
+        g.outputs.push(out);
+        let plan = run(g, m, 0, m);
+        let want = reference::rmsnorm(&x, &w, dim, eps, add_unit);
+        // The inputs do make eps matter: the output without it is far off.
+        let without = reference::rmsnorm(&x, &w, dim, 0.0, add_unit);
+        let moved: f32 = want.iter().zip(&without).map(|(a, b)| (a - b).abs() / a.abs()).fold(f32::INFINITY, f32::min);
+        assert!(moved > 0.3, "dim {dim} eps {eps}: eps moves the output by only {moved}");
+        let rtol = (dim as f32 + 32.0) * f32::EPSILON;
+        assert_close("rmsnorm, small rows", &plan.read_f32(out, x.len()).unwrap(), &want, 0.0, rtol);
+    }
+}
+
 /// One matmul op over f32 or INT4 weights, with or without bias / last_row.
 fn check_matmul(
     m: usize,

@@ -28,9 +28,15 @@ async fn serve(cfg: ServeConfig) -> anyhow::Result<()> {
         Some(r) if !r.served().is_empty() => {
             tracing::info!("ready on http://{}: {}", server.addr, serving_summary(&r));
         }
-        _ => {
+        r => {
             server.shutdown().await;
-            anyhow::bail!("no model could be loaded (see the errors above)");
+            // One cause for every model (no GPU, say) is said once, last, where the user looks.
+            let first = r.as_ref().and_then(|r| r.failures.first().map(|f| f.error.clone()));
+            let same = r.as_ref().is_some_and(|r| r.failures.iter().all(|f| Some(&f.error) == first.as_ref()));
+            match first {
+                Some(e) if same => anyhow::bail!("no model could be loaded: {e}"),
+                _ => anyhow::bail!("no model could be loaded (see the errors above)"),
+            }
         }
     }
     shutdown_signal().await;
