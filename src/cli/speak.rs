@@ -69,6 +69,7 @@ pub fn run(args: SpeakArgs) -> anyhow::Result<()> {
         return super::speak_outetts::run(args, format);
     }
     let hub = crate::config::hub_options_from_env(true);
+    crate::speech::espeak::set_data_root(hub.cache_dir.clone());
     let dir = crate::weights::sources::piper_voice(&args.voice, &hub)?.path;
     let gpu = Gpu::new(&GpuOptions::default())?;
     eprintln!("adapter: {} ({})", gpu.caps.adapter_name, gpu.caps.backend);

