@@ -83,11 +83,11 @@ fn rmsnorm_rows_and_heads() {
 /// Tolerance from the error budget, relative to each output (y = x * inv * g is a product, so its
 /// errors are relative to y itself; u = 2^-24): the sum of dim positive squares has relative error
 /// below (dim - 1) u sequentially (the reference) and below (dim / 256 + 8) u as the kernel adds
-/// them (strided partials, then a tree), so the two sums differ by at most ~(dim + 8) u; / dim and
-/// + eps add 2 u; the square root halves the relative error; WGSL's inverseSqrt may be off by 2 ulp
-/// and the reference's sqrt and division round twice (4 u each way, say); x * inv * g rounds twice
-/// on each side (4 u). In all (dim + 8) u / 2 + 12 u < (dim + 32) u; rtol = (dim + 32) * EPSILON
-/// (EPSILON = 2 u) is twice that: 5.7e-6 to 4.3e-5 for the dims below.
+/// them (strided partials, then a tree), so the two sums differ by at most ~(dim + 8) u; dividing
+/// by dim and adding eps cost 2 u; the square root halves the relative error; WGSL's inverseSqrt
+/// may be off by 2 ulp and the reference's sqrt and division round twice (4 u each way, say);
+/// x * inv * g rounds twice on each side (4 u). In all (dim + 8) u / 2 + 12 u < (dim + 32) u, and
+/// rtol = (dim + 32) * EPSILON (EPSILON = 2 u) is twice that: 5.7e-6 to 4.3e-5 for the dims below.
 #[test]
 fn rmsnorm_small_rows_where_eps_matters() {
     let mut r = rng("rmsnorm_eps");
@@ -104,12 +104,12 @@ fn rmsnorm_small_rows_where_eps_matters() {
         g.outputs.push(out);
         let plan = run(g, m, 0, m);
         let want = reference::rmsnorm(&x, &w, dim, eps, add_unit);
+        let rtol = (dim as f32 + 32.0) * f32::EPSILON;
+        assert_close("rmsnorm, small rows", &plan.read_f32(out, x.len()).unwrap(), &want, 0.0, rtol);
         // The inputs do make eps matter: the output without it is far off.
         let without = reference::rmsnorm(&x, &w, dim, 0.0, add_unit);
         let moved: f32 = want.iter().zip(&without).map(|(a, b)| (a - b).abs() / a.abs()).fold(f32::INFINITY, f32::min);
         assert!(moved > 0.3, "dim {dim} eps {eps}: eps moves the output by only {moved}");
-        let rtol = (dim as f32 + 32.0) * f32::EPSILON;
-        assert_close("rmsnorm, small rows", &plan.read_f32(out, x.len()).unwrap(), &want, 0.0, rtol);
     }
 }
 

@@ -69,7 +69,10 @@ impl Fake {
         let mut seen = self.seen.lock().unwrap();
         seen.peak = seen.peak.max(*len);
         if *len > self.context {
-            return Err(BackendError::Batch(format!("slot {slot} holds {len} tokens, past the context {}", self.context)));
+            return Err(BackendError::Batch(format!(
+                "slot {slot} holds {len} tokens, past the context {}",
+                self.context
+            )));
         }
         Ok(())
     }
@@ -213,7 +216,8 @@ fn run(setup: Setup, seqs: &[Seq]) -> (Vec<Outcome>, Seen) {
 
 /// Both decode paths: chained greedy steps, and greedy one step at a time (a backend that cannot
 /// chain); plus CPU sampling (never chained).
-const PATHS: [(bool, bool, &str); 3] = [(true, false, "chained greedy"), (false, false, "greedy"), (false, true, "sampled")];
+const PATHS: [(bool, bool, &str); 3] =
+    [(true, false, "chained greedy"), (false, false, "greedy"), (false, true, "sampled")];
 
 #[test]
 fn max_tokens_alone_ends_the_sequence() {
@@ -285,8 +289,16 @@ fn each_sequence_of_a_batch_ends_at_its_own_limit() {
             Seq { prompt: 10, max_tokens: 10_000, sampled, ignore_eos: false },
         ];
         let (out, seen) = run(setup, &seqs);
-        assert_eq!((out[0].tokens.len(), out[0].finish, &out[0].failed), (4, Some(FinishReason::Length), &None), "{path}");
-        assert_eq!((out[1].tokens.len(), out[1].finish, &out[1].failed), (21, Some(FinishReason::Length), &None), "{path}");
+        assert_eq!(
+            (out[0].tokens.len(), out[0].finish, &out[0].failed),
+            (4, Some(FinishReason::Length), &None),
+            "{path}"
+        );
+        assert_eq!(
+            (out[1].tokens.len(), out[1].finish, &out[1].failed),
+            (21, Some(FinishReason::Length), &None),
+            "{path}"
+        );
         assert_eq!(seen.peak, 30, "{path}");
     }
 }
@@ -345,7 +357,8 @@ fn http_max_tokens_alone_ends_the_completion() {
     let (_, text) = greedy_ids(7);
     for max_tokens in [1usize, 7] {
         // Greedy: the engine's own first max_tokens tokens, to the character.
-        let body = json!({"model": MODEL, "prompt": PROMPT, "max_tokens": max_tokens, "temperature": 0, "ignore_eos": true});
+        let body =
+            json!({"model": MODEL, "prompt": PROMPT, "max_tokens": max_tokens, "temperature": 0, "ignore_eos": true});
         let v = ok("/v1/completions", &body);
         assert_eq!(completion_tokens(&v), max_tokens as u64, "{v}");
         assert_eq!(finish_reason(&v), "length");
@@ -393,7 +406,12 @@ fn http_context_alone_ends_the_completion() {
         ("/v1/completions", room + 1, "max_tokens", json!({"prompt": ids})),
         ("/v1/completions", 4000, "max_tokens", json!({"prompt": ids})),
         ("/v1/chat/completions", 4000, "max_tokens", json!({"messages": [{"role": "user", "content": content}]})),
-        ("/v1/chat/completions", 4000, "max_completion_tokens", json!({"messages": [{"role": "user", "content": content}]})),
+        (
+            "/v1/chat/completions",
+            4000,
+            "max_completion_tokens",
+            json!({"messages": [{"role": "user", "content": content}]}),
+        ),
     ] {
         let mut body = json!({"model": MODEL, field: ask, "ignore_eos": true});
         for (k, v) in prompt_field.as_object().unwrap() {

@@ -124,7 +124,8 @@ fn temperature_zero_is_argmax_whatever_the_other_settings() {
     let best = argmax(&LOGITS);
     assert_eq!(best, 1);
     for (top_k, top_p) in [(0, 1.0), (3, 1.0), (0, 0.5), (5, 0.3)] {
-        let mut s = Sampler::new(SamplingParams { temperature: 0.0, top_k, top_p, seed: Some(3), ..Default::default() });
+        let mut s =
+            Sampler::new(SamplingParams { temperature: 0.0, top_k, top_p, seed: Some(3), ..Default::default() });
         for _ in 0..200 {
             assert_eq!(s.sample(&mut LOGITS.to_vec()), best, "top_k {top_k} top_p {top_p}");
         }
