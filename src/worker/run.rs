@@ -103,7 +103,8 @@ fn load_all(
     let mut speech = Vec::new();
     for spec in &cfg.stt_models {
         let id = spec.id();
-        let loaded = crate::weights::sources::speech_model(&spec.source.to_string_lossy(), &cfg.hub)
+        let source = crate::config::expand_home(&spec.source.to_string_lossy());
+        let loaded = crate::weights::sources::speech_model(&source.to_string_lossy(), &cfg.hub)
             .map_err(|e| e.to_string())
             .and_then(|r| crate::models::speech::load(&gpu, &r.path).map(|m| (m, r.origin)).map_err(|e| e.to_string()));
         match loaded {

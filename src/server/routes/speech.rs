@@ -135,7 +135,11 @@ pub async fn handle(
             format!(
                 "unknown voice '{name}'; loaded voices: {}{}",
                 known.join(", "),
-                if openai.is_empty() || known.is_empty() { String::new() } else { format!(" (and OpenAI's: {})", openai.join(", ")) }
+                if openai.is_empty() || known.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (and OpenAI's: {})", openai.join(", "))
+                }
             ),
         ));
     };

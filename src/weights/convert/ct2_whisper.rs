@@ -184,15 +184,11 @@ impl<'p> Ct2Model<'p> {
                     _ => format!("{name}: unsupported dtype id {type_id}"),
                 })
             })?;
-            let expect = shape
-                .iter()
-                .try_fold(1usize, |a, &d| a.checked_mul(d))
-                .and_then(|n| n.checked_mul(ty.size()));
+            let expect = shape.iter().try_fold(1usize, |a, &d| a.checked_mul(d)).and_then(|n| n.checked_mul(ty.size()));
             if expect != Some(nbytes) {
-                return Err(r.err(format!(
-                    "{name}: {nbytes} bytes do not hold a {} tensor of shape {shape:?}",
-                    ty.name()
-                )));
+                return Err(
+                    r.err(format!("{name}: {nbytes} bytes do not hold a {} tensor of shape {shape:?}", ty.name()))
+                );
             }
             let start = r.pos;
             r.bytes(nbytes, &format_args!("the data of {name}"))?;
@@ -232,9 +228,10 @@ impl<'p> Ct2Model<'p> {
     /// `shape[axis]` of a variable, an error if it has fewer dimensions.
     fn dim(&self, name: &str, axis: usize) -> Result<usize, ConvertError> {
         let v = self.var(name)?;
-        v.shape.get(axis).copied().ok_or_else(|| {
-            self.err(format!("{name}: shape {:?} has no dimension {axis}", v.shape))
-        })
+        v.shape
+            .get(axis)
+            .copied()
+            .ok_or_else(|| self.err(format!("{name}: shape {:?} has no dimension {axis}", v.shape)))
     }
 
     fn out_dtype(&self, name: &str, var: &Var) -> Result<Dtype, ConvertError> {
@@ -261,10 +258,7 @@ impl<'p> Ct2Model<'p> {
         let dtype = self.out_dtype(name, v)?;
         let first = v.shape.first().copied();
         if first != parts.checked_mul(rows) {
-            return Err(self.err(format!(
-                "{name}: shape {:?} is not {parts} fused blocks of {rows} rows",
-                v.shape
-            )));
+            return Err(self.err(format!("{name}: shape {:?} is not {parts} fused blocks of {rows} rows", v.shape)));
         }
         let data = self.data(name, v)?;
         // first == parts * rows > part * rows, so these divide and fit (checked anyway).
@@ -532,9 +526,8 @@ pub fn convert(ct2_dir: &Path, out_dir: &Path) -> Result<(), ConvertError> {
     });
     if multilingual {
         let lang_ids = get("lang_ids");
-        let lang_ids = lang_ids
-            .as_array()
-            .ok_or_else(|| ConvertError::format(&cfg_path, "\"lang_ids\" is not a list"))?;
+        let lang_ids =
+            lang_ids.as_array().ok_or_else(|| ConvertError::format(&cfg_path, "\"lang_ids\" is not a list"))?;
         let lang_to_id: Map<String, Value> =
             ids.iter().filter(|(_, i)| lang_ids.contains(i)).map(|(k, i)| (k.clone(), i.clone())).collect();
         if let Some(g) = gen.as_object_mut() {

@@ -244,14 +244,14 @@ fn to_f32_tensor(t: &TensorProto) -> Result<Tensor, String> {
     }
     let raw = &t.raw_data;
     let (elem, stored): (usize, usize) = match t.data_type {
-        1 => (4, t.float_data.len()),                                       // FLOAT
-        2 | 3 | 9 => (1, t.int32_data.len()),                               // UINT8 INT8 BOOL
-        4 | 5 | 10 | 16 => (2, t.int32_data.len()),                         // UINT16 INT16 FLOAT16 BFLOAT16
-        6 => (4, t.int32_data.len()),                                       // INT32
-        7 => (8, t.int64_data.len()),                                       // INT64
-        11 => (8, t.double_data.len()),                                     // DOUBLE
-        12 => (4, t.uint64_data.len()),                                     // UINT32
-        13 => (8, t.uint64_data.len()),                                     // UINT64
+        1 => (4, t.float_data.len()),               // FLOAT
+        2 | 3 | 9 => (1, t.int32_data.len()),       // UINT8 INT8 BOOL
+        4 | 5 | 10 | 16 => (2, t.int32_data.len()), // UINT16 INT16 FLOAT16 BFLOAT16
+        6 => (4, t.int32_data.len()),               // INT32
+        7 => (8, t.int64_data.len()),               // INT64
+        11 => (8, t.double_data.len()),             // DOUBLE
+        12 => (4, t.uint64_data.len()),             // UINT32
+        13 => (8, t.uint64_data.len()),             // UINT64
         other => return Err(format!("tensor {name} has data type {other}, which cannot be read as f32")),
     };
     let (len, unit, ok) = if raw.is_empty() {
@@ -384,7 +384,8 @@ fn arch_json(graph: &GraphProto) -> Result<String, String> {
     // min(slopes, key=lambda s: abs(s - 0.1)): the first of the closest.
     let lrelu = slopes.iter().copied().fold(first, |m, s| if (s - 0.1).abs() < (m - 0.1).abs() { s } else { m });
 
-    let ints = |v: &mut dyn Iterator<Item = i64>| format!("[{}]", v.map(|x| x.to_string()).collect::<Vec<_>>().join(", "));
+    let ints =
+        |v: &mut dyn Iterator<Item = i64>| format!("[{}]", v.map(|x| x.to_string()).collect::<Vec<_>>().join(", "));
     let dil_s = format!("[{}]", dil.iter().map(|d| ints(&mut d.iter().copied())).collect::<Vec<_>>().join(", "));
     Ok(format!(
         "{{\"upsample_rates\": {}, \"upsample_kernels\": {}, \"upsample_pads\": {}, \"resblock_dilations\": {}, \
