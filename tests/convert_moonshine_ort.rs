@@ -5,37 +5,16 @@
 //! Python converter's output (moonshine-base/) in the asset cache. Truncated or garbage
 //! `.ort` files give an error naming the file, never a panic.
 
+mod convert_support;
+
+use convert_support::{asset, TempDir};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use gerbil::weights::convert::moonshine_ort;
 use safetensors::SafeTensors;
 
 const MODELS: [&str; 2] = ["encoder_model.ort", "decoder_model_merged.ort"];
-
-fn asset(rel: &str) -> PathBuf {
-    let p = gerbil::config::test_assets_dir().join(rel);
-    assert!(p.exists(), "{} is missing: run tools/fetch_test_assets.sh", p.display());
-    p
-}
-
-/// A fresh empty directory under the system temp dir, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> Self {
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
-        let p = std::env::temp_dir().join(format!("gerbil-{tag}-{}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(&p).unwrap();
-        TempDir(p)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 type Tensors = BTreeMap<String, (safetensors::Dtype, Vec<usize>, Vec<u8>)>;
 
