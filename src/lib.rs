@@ -6,7 +6,6 @@ pub mod audio;
 pub mod bench;
 pub mod cli;
 pub mod config;
-pub mod engine;
 pub mod gguf;
 pub mod gpu;
 pub mod graph;

@@ -7,7 +7,7 @@ mod common;
 use std::path::PathBuf;
 
 use common::{assert_close, gpu, randn, rng, rope_table};
-use gerbil::engine::{BatchedDecoder, LoadOptions, Session, SessionOptions, TextModel};
+use gerbil::models::llm::{BatchedDecoder, LoadOptions, Session, SessionOptions, TextModel};
 use gerbil::gpu::KernelId;
 use gerbil::graph::ir::{AttentionDecode, AttnShape, RopeAttrs};
 use gerbil::graph::{DeviceTensor, Graph, Op, Plan, PlanOptions, Rows, TensorId};

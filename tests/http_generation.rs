@@ -6,7 +6,7 @@
 
 mod http_support;
 
-use gerbil::engine::{Session, SessionOptions};
+use gerbil::models::llm::{Session, SessionOptions};
 use gerbil::text::sampling::{Sampler, SamplingParams};
 use http_support::*;
 use serde_json::{json, Value};

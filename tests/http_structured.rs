@@ -7,7 +7,7 @@ mod http_support;
 
 use std::sync::Arc;
 
-use gerbil::engine::{Session, SessionOptions};
+use gerbil::models::llm::{Session, SessionOptions};
 use gerbil::text::grammar::{greedy_tokens, GrammarCompiler, OutputFormat};
 use gerbil::text::TextTokenizer;
 use http_support::*;

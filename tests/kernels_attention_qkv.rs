@@ -212,13 +212,13 @@ fn check(r: &mut StdRng, c: Case) {
 fn attention_qkv_skips_without_the_workgroup_memory() {
     use gerbil::passes::{FusionConfig, PassLimits};
     let fixture = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/qwen3");
-    let opts = gerbil::engine::LoadOptions {
+    let opts = gerbil::models::llm::LoadOptions {
         format: gerbil::weights::WeightFormat::Int4 { group: 32 },
         max_context: 64,
         prefill_chunk: 16,
         fusion: FusionConfig::default(),
     };
-    let m = gerbil::engine::TextModel::load(&gpu(), &fixture, opts).unwrap();
+    let m = gerbil::models::llm::TextModel::load(&gpu(), &fixture, opts).unwrap();
     let io = m.arch.new_io(&gpu(), 8, 32).unwrap();
     for (bytes, want) in [(16384, 0), (32768, 2)] {
         let mut built = m.arch.build_graph(&io, gerbil::models::decoder::Mode::Decode);

@@ -17,7 +17,7 @@ use std::path::Path;
 
 use common::reference_fixture::{fixture_dir, fixture_with_config};
 use common::{gpu, greedy};
-use gerbil::engine::{BatchedDecoder, LoadOptions, Session, SessionOptions, TextModel};
+use gerbil::models::llm::{BatchedDecoder, LoadOptions, Session, SessionOptions, TextModel};
 use gerbil::gpu::KernelId;
 use gerbil::graph::dispatch::Dim;
 use gerbil::graph::Plan;

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 
 use common::gpu;
 use common::reference_fixture::fixture_with_positions;
-use gerbil::engine::{LoadOptions, Session, SessionOptions, TextModel};
+use gerbil::models::llm::{LoadOptions, Session, SessionOptions, TextModel};
 use gerbil::weights::WeightFormat;
 
 struct Reference {

@@ -6,7 +6,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::gpu;
-use gerbil::engine::{LoadOptions, TextModel};
+use gerbil::models::llm::{LoadOptions, TextModel};
 use gerbil::weights::WeightFormat;
 
 fn fixture(name: &str) -> PathBuf {

@@ -10,7 +10,7 @@ mod common;
 use std::path::PathBuf;
 
 use common::gpu;
-use gerbil::engine::{LoadOptions, Session, SessionOptions, TextModel};
+use gerbil::models::llm::{LoadOptions, Session, SessionOptions, TextModel};
 use gerbil::models::lfm2::config::{LayerKind, Lfm2Config, RawConfig};
 use gerbil::weights::WeightFormat;
 

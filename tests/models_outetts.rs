@@ -7,7 +7,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use gerbil::engine::LoadOptions;
+use gerbil::models::llm::LoadOptions;
 use gerbil::models::outetts::{completion_prompt, CodeSampling, OuteTts, Speaker};
 use gerbil::weights::WeightFormat;
 

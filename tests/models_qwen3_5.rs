@@ -12,7 +12,7 @@ mod common;
 use std::path::PathBuf;
 
 use common::gpu;
-use gerbil::engine::{LoadOptions, Session, SessionOptions, TextModel};
+use gerbil::models::llm::{LoadOptions, Session, SessionOptions, TextModel};
 use gerbil::passes::FusionConfig;
 use gerbil::weights::WeightFormat;
 

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use common::reference_fixture::fixture_with_positions;
 use common::{gpu, greedy};
-use gerbil::engine::{LoadOptions, Session, SessionOptions, TextModel};
+use gerbil::models::llm::{LoadOptions, Session, SessionOptions, TextModel};
 use gerbil::gpu::KernelId;
 use gerbil::passes::FusionConfig;
 use gerbil::weights::WeightFormat;

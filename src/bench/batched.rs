@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::memory::{MemoryFigures, MemoryProbe};
-use crate::engine::{BatchedDecoder, LoadOptions, TextModel};
+use crate::models::llm::{BatchedDecoder, LoadOptions, TextModel};
 use crate::gpu::Gpu;
 use crate::models::ModelError;
 use crate::weights::random::RandomSource;

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::memory::{MemoryFigures, MemoryProbe};
-use crate::engine::{LoadOptions, Session, SessionOptions, TextModel};
+use crate::models::llm::{LoadOptions, Session, SessionOptions, TextModel};
 use crate::gpu::Gpu;
 use crate::models::ModelError;
 use crate::passes::FusionConfig;

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use crate::engine::Session;
+use crate::models::llm::Session;
 use crate::gpu::KernelId;
 use crate::graph::Plan;
 

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 
-use crate::engine::{LoadOptions, Session, SessionOptions, TextModel};
+use crate::models::llm::{LoadOptions, Session, SessionOptions, TextModel};
 use crate::gpu::{Gpu, GpuOptions};
 use crate::passes::FusionConfig;
 use crate::text::tokenizer::StreamDecoder;

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use crate::engine::{LoadOptions, Session, SessionOptions, TextModel};
+use crate::models::llm::{LoadOptions, Session, SessionOptions, TextModel};
 use crate::gpu::{Gpu, GpuOptions};
 use crate::graph::dispatch::Bind;
 use crate::graph::executor::TOKEN_LOG_LEN;

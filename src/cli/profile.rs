@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 
 use crate::bench::profile;
-use crate::engine::{BatchedDecoder, LoadOptions, Session, SessionOptions, TextModel};
+use crate::models::llm::{BatchedDecoder, LoadOptions, Session, SessionOptions, TextModel};
 use crate::gpu::{Gpu, GpuOptions};
 use crate::weights::random::RandomSource;
 use crate::weights::WeightFormat;

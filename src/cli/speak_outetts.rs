@@ -8,7 +8,7 @@ use anyhow::Context;
 
 use super::speak::SpeakArgs;
 use crate::audio::AudioFormat;
-use crate::engine::LoadOptions;
+use crate::models::llm::LoadOptions;
 use crate::gpu::{Gpu, GpuOptions};
 use crate::models::outetts::{CodeSampling, OuteTts};
 use crate::speech::sentences;

@@ -4,6 +4,7 @@
 pub mod dac;
 pub mod decoder;
 pub mod lfm2;
+pub mod llm;
 pub mod llama;
 pub mod moonshine;
 pub mod outetts;

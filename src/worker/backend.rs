@@ -4,7 +4,7 @@
 //! list) can replace `SessionPool` without touching the scheduler. `BatchedBackend` is that
 //! implementation for families with batched decode graphs; `SessionPool` stays for the others.
 
-use crate::engine::{BatchedDecoder, Session, SessionOptions, TextModel};
+use crate::models::llm::{BatchedDecoder, Session, SessionOptions, TextModel};
 use crate::models::ModelError;
 
 pub type Slot = usize;
@@ -111,7 +111,7 @@ impl TextBackend for SessionPool {
     }
 }
 
-/// All active slots in one batched decode step (see `engine::batch`).
+/// All active slots in one batched decode step (see `models::llm::batch`).
 pub struct BatchedBackend {
     decoder: BatchedDecoder,
 }

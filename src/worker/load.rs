@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::config::ModelSpec;
-use crate::engine::{LoadOptions, TextModel};
+use crate::models::llm::{LoadOptions, TextModel};
 use crate::gpu::Gpu;
 use crate::weights::hub::{resolve_model, HubOptions};
 

@@ -24,7 +24,7 @@ pub fn gpu() -> Arc<Gpu> {
 
 /// Prefills `prompt`, then decodes `steps` greedy steps; returns the tokens (the prefill's first)
 /// and each step's logits.
-pub fn greedy(s: &mut gerbil::engine::Session, prompt: &[u32], steps: usize) -> (Vec<u32>, Vec<Vec<f32>>) {
+pub fn greedy(s: &mut gerbil::models::llm::Session, prompt: &[u32], steps: usize) -> (Vec<u32>, Vec<Vec<f32>>) {
     s.prefill(prompt).unwrap();
     let (mut toks, mut logits) = (vec![s.next_token().unwrap()], vec![]);
     for _ in 0..steps {

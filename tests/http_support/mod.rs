@@ -11,7 +11,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use gerbil::config::{ModelSpec, ServeConfig, WeightKind};
-use gerbil::engine::{LoadOptions, Session, SessionOptions, TextModel};
+use gerbil::models::llm::{LoadOptions, Session, SessionOptions, TextModel};
 use gerbil::gpu::{Gpu, GpuOptions};
 use gerbil::text::TextTokenizer;
 use gerbil::weights::WeightFormat;

@@ -13,7 +13,7 @@ use std::sync::Arc;
 pub use prompt::{completion_prompt, Speaker};
 pub use sampling::CodeSampling;
 
-use crate::engine::{LoadOptions, Session, SessionOptions, TextModel};
+use crate::models::llm::{LoadOptions, Session, SessionOptions, TextModel};
 use crate::gpu::Gpu;
 use crate::models::dac::Dac;
 use crate::models::ModelError;

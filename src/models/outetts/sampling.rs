@@ -2,7 +2,7 @@
 //! repetition penalty 1.1 over the last 64 tokens): the penalty and min-p here, temperature / top-k /
 //! top-p and the seeded RNG through the engine's `Sampler`.
 
-use crate::engine::Session;
+use crate::models::llm::Session;
 use crate::models::ModelError;
 use crate::text::sampling::{Sampler, SamplingParams};
 
