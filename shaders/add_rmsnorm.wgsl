@@ -4,10 +4,7 @@
 // reduction order as rmsnorm.wgsl, so fused and unfused agree bit for bit.
 
 struct Params { dim: u32, eps: f32, add_unit: u32, pad0: u32 }
-struct Step { n_tokens: u32, pos0: u32, kv_len: u32, probe: u32 }
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<uniform> step: Step;
 @group(0) @binding(2) var<storage, read> a: array<f32>;
 @group(0) @binding(3) var<storage, read> b: array<f32>;
 @group(0) @binding(4) var<storage, read> w: array<f32>;

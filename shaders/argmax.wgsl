@@ -21,10 +21,7 @@
 //                  tokens read back from the log afterwards.
 
 struct Params { n: u32, flags: u32, blocks: u32, pad1: u32 }
-struct Step { n_tokens: u32, pos0: u32, kv_len: u32, probe: u32 }
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<uniform> step: Step;
 @group(0) @binding(2) var<storage, read> src: array<u32>;
 @group(0) @binding(3) var<storage, read_write> dst: array<u32>;
 // argmax_reduce_advance only: [n_tokens, pos0, kv_len, probe].

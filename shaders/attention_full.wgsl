@@ -14,10 +14,7 @@ struct Params {
     kv_stride: u32, k_off: u32, v_off: u32, causal_off: u32,
     scale: f32, flags: u32, pad0: u32, pad1: u32,
 }
-struct Step { n_tokens: u32, pos0: u32, kv_len: u32, probe: u32 }
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<uniform> step: Step;
 @group(0) @binding(2) var<storage, read> q: array<f32>;
 @group(0) @binding(3) var<storage, read> k: array<f32>;
 @group(0) @binding(4) var<storage, read> v: array<f32>;

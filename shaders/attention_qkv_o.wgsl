@@ -24,10 +24,7 @@ struct Params {
     n_heads: u32, n_kv_heads: u32, head_dim: u32, max_seq: u32,
     scale: f32, rotary_dim: u32, split_cap: u32, qk_eps: f32,
 }
-struct Step { n_tokens: u32, pos0: u32, kv_len: u32, probe: u32 }
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<uniform> step: Step;
 // The input row, or with PARTIALS_IN the partial rows.
 @group(0) @binding(2) var<storage, read> x: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read> norm_w: array<vec4<f32>>;

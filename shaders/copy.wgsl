@@ -1,10 +1,7 @@
 // dst = src, vec4 at a time: the bandwidth ceiling the benchmarks compare against.
 
 struct Params { n_vec4: u32, pad0: u32, pad1: u32, pad2: u32 }
-struct Step { n_tokens: u32, pos0: u32, kv_len: u32, probe: u32 }
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<uniform> step: Step;
 @group(0) @binding(2) var<storage, read> src: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read_write> dst: array<vec4<f32>>;
 

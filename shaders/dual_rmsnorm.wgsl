@@ -3,10 +3,7 @@
 // with kw. y = x * rsqrt(mean(x^2) + eps) * w   (or * (1 + w) when add_unit != 0).
 
 struct Params { dim: u32, q_rows: u32, k_rows: u32, add_unit: u32, eps: f32, pad0: u32, pad1: u32, pad2: u32 }
-struct Step { n_tokens: u32, pos0: u32, kv_len: u32, probe: u32 }
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<uniform> step: Step;
 @group(0) @binding(2) var<storage, read> q: array<f32>;
 @group(0) @binding(3) var<storage, read> qw: array<f32>;
 @group(0) @binding(4) var<storage, read> k: array<f32>;

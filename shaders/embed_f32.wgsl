@@ -2,10 +2,7 @@
 // f32 table.
 
 struct Params { width: u32, vocab: u32, group: u32, pad0: u32 }
-struct Step { n_tokens: u32, pos0: u32, kv_len: u32, probe: u32 }
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<uniform> step: Step;
 @group(0) @binding(2) var<storage, read> tokens: array<u32>;
 @group(0) @binding(3) var<storage, read> table: array<f32>;
 @group(0) @binding(4) var<storage, read_write> out: array<f32>;

@@ -6,10 +6,7 @@
 // gets its halves in two buffers). The frame count is step.n_tokens.
 
 struct Params { channels: u32, ch0: u32, t_text: u32, logs_row0: u32 }
-struct Step { n_tokens: u32, pos0: u32, kv_len: u32, probe: u32 }
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<uniform> step: Step;
 @group(0) @binding(2) var<storage, read> stats: array<f32>;
 @group(0) @binding(3) var<storage, read> idx: array<u32>;
 @group(0) @binding(4) var<storage, read> noise: array<f32>;

@@ -15,10 +15,7 @@
 // the state lives in the `state` buffer [v_heads, dk, dv] between chunks and steps.
 
 struct Params { k_heads: u32, v_heads: u32, dk: u32, dv: u32 }
-struct Step { n_tokens: u32, pos0: u32, kv_len: u32, probe: u32 }
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<uniform> step: Step;
 // Conv output rows [q (k_heads * dk) | k (k_heads * dk) | v (v_heads * dv)].
 @group(0) @binding(2) var<storage, read> qkv: array<f32>;
 @group(0) @binding(3) var<storage, read> a: array<f32>;

@@ -4,10 +4,7 @@
 // viewed as [c_out, c_in * kernel].
 
 struct Params { c_in: u32, t_in: u32, kernel: u32, stride: u32, pad: u32, t_out: u32, pad0: u32, pad1: u32 }
-struct Step { n_tokens: u32, pos0: u32, kv_len: u32, probe: u32 }
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<uniform> step: Step;
 @group(0) @binding(2) var<storage, read> x: array<f32>;
 @group(0) @binding(3) var<storage, read_write> cols: array<f32>;
 

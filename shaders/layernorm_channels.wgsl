@@ -7,10 +7,7 @@
 // The time length is step.n_tokens. `y` must not alias `x`.
 
 struct Params { channels: u32, flags: u32, eps: f32, pad0: u32 }
-struct Step { n_tokens: u32, pos0: u32, kv_len: u32, probe: u32 }
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<uniform> step: Step;
 @group(0) @binding(2) var<storage, read> x: array<f32>;
 @group(0) @binding(3) var<storage, read> gamma: array<f32>;
 @group(0) @binding(4) var<storage, read> beta: array<f32>;

@@ -22,10 +22,7 @@ struct Params {
     ts_hi: u32, mask_words: u32, flags: u32, inv_temp: f32,
     seed: u32, probe: u32, row: u32, slot: u32,
 }
-struct Step { n_tokens: u32, pos0: u32, kv_len: u32, probe: u32 }
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<uniform> step: Step;
 @group(0) @binding(2) var<storage, read> logits: array<f32>;
 @group(0) @binding(3) var<storage, read> mask: array<u32>;
 @group(0) @binding(4) var<storage, read_write> out: array<u32>;

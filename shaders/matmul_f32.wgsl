@@ -4,10 +4,7 @@
 // reads 4 adjacent columns). Any M, N, K: edges are zero-padded on load.
 
 struct Params { n: u32, k: u32, group: u32, flags: u32 }
-struct Step { n_tokens: u32, pos0: u32, kv_len: u32, probe: u32 }
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<uniform> step: Step;
 @group(0) @binding(2) var<storage, read> x: array<f32>;
 @group(0) @binding(3) var<storage, read> w: array<f32>;
 @group(0) @binding(4) var<storage, read> bias: array<f32>;

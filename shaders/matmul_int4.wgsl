@@ -9,10 +9,7 @@
 // stores hit 32 different banks. Any M and N: edges are zero-padded on load.
 
 struct Params { n: u32, k: u32, group: u32, flags: u32 }
-struct Step { n_tokens: u32, pos0: u32, kv_len: u32, probe: u32 }
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<uniform> step: Step;
 @group(0) @binding(2) var<storage, read> x: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read> wq: array<u32>;
 @group(0) @binding(4) var<storage, read> wsm: array<vec2<f32>>;

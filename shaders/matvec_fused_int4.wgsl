@@ -18,15 +18,7 @@
 // group_sum (shaders/lib/reduce_*.wgsl) sums over the lane group; the body is
 // shaders/lib/matvec_int4_core.wgsl, shared with the plain matvec_int4.wgsl.
 
-struct Params {
-    n0: u32, n1: u32, n2: u32, k: u32,
-    group: u32, flags: u32, eps: f32, n3: u32,
-}
-struct Step { n_tokens: u32, pos0: u32, kv_len: u32, probe: u32 }
-
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<uniform> step: Step;
-@group(0) @binding(2) var<storage, read> x: array<vec4<f32>>;
+// Params, x (binding 2), MAX_K4 and the PARTIALS_IN hooks: lib/matvec_int4_bindings.wgsl.
 // The norm weight g (NORM) or the gate rows (GATE): never both.
 @group(0) @binding(3) var<storage, read> norm_w: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read> resid: array<f32>;
@@ -47,9 +39,6 @@ struct Step { n_tokens: u32, pos0: u32, kv_len: u32, probe: u32 }
 @group(0) @binding(18) var<storage, read> w3sm: array<vec2<f32>>;
 @group(0) @binding(19) var<storage, read_write> y3: array<f32>;
 
-// K <= 2048 for the staged / summed x (matvec_int4_core.wgsl's xsum).
-const MAX_K4: u32 = 512u;
-
 fn load_q(m: u32, i: u32) -> vec4<u32> {
     if (m == 0u) { return w0q[i]; }
     if (m == 1u) { return w1q[i]; }
@@ -67,9 +56,6 @@ fn load_sm(m: u32, i: u32) -> vec2<f32> {
 fn norm_weight(i: u32) -> vec4<f32> { return norm_w[i]; }
 fn gate_at(i: u32) -> vec4<f32> { return norm_w[i]; }
 fn resid_at(i: u32) -> f32 { return resid[i]; }
-// The PARTIALS_IN rows are bound as x (their count in FLAGS).
-fn partial_rows() -> u32 { return partials_count(); }
-fn partial_at(i: u32) -> vec4<f32> { return x[i]; }
 
 fn bias_at(m: u32, c: u32) -> f32 {
     if (m == 0u) { return b0[c]; }

@@ -7,15 +7,7 @@
 // plain matvec of the concatenated matrix; optional NORM prologue as there.
 // Eight storage bindings.
 
-struct Params {
-    n0: u32, n1: u32, n2: u32, k: u32,
-    group: u32, flags: u32, eps: f32, n3: u32,
-}
-struct Step { n_tokens: u32, pos0: u32, kv_len: u32, probe: u32 }
-
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<uniform> step: Step;
-@group(0) @binding(2) var<storage, read> x: array<vec4<f32>>;
+// Params, x (binding 2), MAX_K4 and the PARTIALS_IN hooks: lib/matvec_int4_bindings.wgsl.
 @group(0) @binding(3) var<storage, read> norm_w: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read> wq: array<vec4<u32>>;
 @group(0) @binding(5) var<storage, read> wsm: array<vec2<f32>>;
@@ -33,17 +25,11 @@ fn seg_start(m: u32) -> u32 {
     return s;
 }
 
-// K <= 2048 for the staged / summed x (matvec_int4_core.wgsl's xsum).
-const MAX_K4: u32 = 512u;
-
 fn load_q(m: u32, i: u32) -> vec4<u32> { return wq[seg_start(m) * (dim_k() / 32u) + i]; }
 fn load_sm(m: u32, i: u32) -> vec2<f32> { return wsm[seg_start(m) * (dim_k() / dim_group()) + i]; }
 fn norm_weight(i: u32) -> vec4<f32> { return norm_w[i]; }
 fn gate_at(i: u32) -> vec4<f32> { return vec4<f32>(0.0); }
 fn resid_at(i: u32) -> f32 { return 0.0; }
-// The PARTIALS_IN rows are bound as x (their count in FLAGS).
-fn partial_rows() -> u32 { return partials_count(); }
-fn partial_at(i: u32) -> vec4<f32> { return x[i]; }
 fn bias_at(m: u32, c: u32) -> f32 { return 0.0; }
 
 fn store(m: u32, i: u32, v: f32) {

@@ -7,23 +7,12 @@
 // Params: k = the row width, n0..n3 = 0 (no matrix), group = 32 (unused).
 // grid: (1, 1)
 
-struct Params {
-    n0: u32, n1: u32, n2: u32, k: u32,
-    group: u32, flags: u32, eps: f32, n3: u32,
-}
-struct Step { n_tokens: u32, pos0: u32, kv_len: u32, probe: u32 }
-
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<uniform> step: Step;
-// The partial rows [P, k].
-@group(0) @binding(2) var<storage, read> x: array<vec4<f32>>;
+// Params, x (binding 2), MAX_K4 and the PARTIALS_IN hooks: lib/matvec_int4_bindings.wgsl.
+// x: the partial rows [P, k].
 @group(0) @binding(3) var<storage, read> norm_w: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read> resid: array<f32>;
 @group(0) @binding(5) var<storage, read_write> y_sum: array<f32>;
 @group(0) @binding(6) var<storage, read_write> y_norm: array<vec4<f32>>;
-
-// K <= 2048 for the summed x (matvec_int4_core.wgsl's xsum).
-const MAX_K4: u32 = 512u;
 
 // No matrix: the core's matvec hooks are never called.
 fn load_q(m: u32, i: u32) -> vec4<u32> { return vec4<u32>(0u); }
@@ -31,9 +20,6 @@ fn load_sm(m: u32, i: u32) -> vec2<f32> { return vec2<f32>(0.0); }
 fn norm_weight(i: u32) -> vec4<f32> { return norm_w[i]; }
 fn gate_at(i: u32) -> vec4<f32> { return vec4<f32>(0.0); }
 fn resid_at(i: u32) -> f32 { return resid[i]; }
-// The PARTIALS_IN rows are bound as x (their count in FLAGS).
-fn partial_rows() -> u32 { return partials_count(); }
-fn partial_at(i: u32) -> vec4<f32> { return x[i]; }
 fn bias_at(m: u32, c: u32) -> f32 { return 0.0; }
 // Only the PARTIALS_IN sum is stored through the hook (matrix slot 3).
 fn store(m: u32, i: u32, v: f32) { y_sum[i] = v; }

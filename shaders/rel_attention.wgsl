@@ -7,10 +7,7 @@
 // The time length is step.n_tokens. One workgroup per (query i, head).
 
 struct Params { channels: u32, head_dim: u32, window: u32, pad0: u32 }
-struct Step { n_tokens: u32, pos0: u32, kv_len: u32, probe: u32 }
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<uniform> step: Step;
 @group(0) @binding(2) var<storage, read> qkv: array<f32>;
 @group(0) @binding(3) var<storage, read> rel_k: array<f32>;
 @group(0) @binding(4) var<storage, read> rel_v: array<f32>;

@@ -3,10 +3,7 @@
 // `rows_per_token` rows: 1 for the hidden state, n_heads for per-head q/k norms.
 
 struct Params { dim: u32, rows_per_token: u32, eps: f32, add_unit: u32 }
-struct Step { n_tokens: u32, pos0: u32, kv_len: u32, probe: u32 }
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<uniform> step: Step;
 @group(0) @binding(2) var<storage, read> x: array<f32>;
 @group(0) @binding(3) var<storage, read> w: array<f32>;
 @group(0) @binding(4) var<storage, read_write> y: array<f32>;

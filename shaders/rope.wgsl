@@ -9,10 +9,7 @@ struct Params {
     n_q_heads: u32, n_kv_heads: u32, head_dim: u32, rotary_dim: u32,
     interleaved: u32, max_pos: u32, pad0: u32, pad1: u32,
 }
-struct Step { n_tokens: u32, pos0: u32, kv_len: u32, probe: u32 }
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<uniform> step: Step;
 @group(0) @binding(2) var<storage, read> q: array<f32>;
 @group(0) @binding(3) var<storage, read> k: array<f32>;
 @group(0) @binding(4) var<storage, read> cos_sin: array<vec2<f32>>;

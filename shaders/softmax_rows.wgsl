@@ -2,10 +2,7 @@
 // One workgroup per row: max, then sum of exp, then normalise.
 
 struct Params { width: u32, pad0: u32, pad1: u32, pad2: u32 }
-struct Step { n_tokens: u32, pos0: u32, kv_len: u32, probe: u32 }
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<uniform> step: Step;
 @group(0) @binding(2) var<storage, read_write> x: array<f32>;
 
 const WG: u32 = 256u;

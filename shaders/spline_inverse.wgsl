@@ -7,10 +7,7 @@
 // The time length is step.n_tokens. One invocation per time step.
 
 struct Params { bins: u32, pad0: u32, inv_sqrt_filter: f32, pad1: u32 }
-struct Step { n_tokens: u32, pos0: u32, kv_len: u32, probe: u32 }
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<uniform> step: Step;
 @group(0) @binding(2) var<storage, read> h: array<f32>;
 @group(0) @binding(3) var<storage, read_write> z: array<f32>;
 

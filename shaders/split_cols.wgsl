@@ -3,10 +3,7 @@
 // qkv | a | b | z, computed as one matmul); a zero width means no output.
 
 struct Params { w0: u32, w1: u32, w2: u32, w3: u32 }
-struct Step { n_tokens: u32, pos0: u32, kv_len: u32, probe: u32 }
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<uniform> step: Step;
 @group(0) @binding(2) var<storage, read> x: array<f32>;
 @group(0) @binding(3) var<storage, read_write> y0: array<f32>;
 @group(0) @binding(4) var<storage, read_write> y1: array<f32>;

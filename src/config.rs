@@ -52,6 +52,11 @@ pub fn default_stt_model() -> String {
         .unwrap_or_default()
 }
 
+/// The voice `gerbil speak` uses without --voice: the server's first default voice.
+pub fn default_voice() -> Option<VoiceSpec> {
+    ServeConfig::defaults().ok().and_then(|c| c.voices.into_iter().next())
+}
+
 const DEFAULT_TOML: &str = include_str!("../config/default.toml");
 
 #[derive(Debug, thiserror::Error)]
@@ -233,32 +238,23 @@ pub struct ModelSpec {
 pub struct VoiceSpec {
     /// The name clients send as `voice`.
     pub name: String,
-    /// Piper: a VOICE.onnx file (VOICE.onnx.json beside it), a folder holding one (or one already
-    /// read: config.json + model.safetensors), or a file on the Hugging Face hub
-    /// (rhasspy/piper-voices/en/en_US/joe/medium/en_US-joe-medium.onnx). OuteTTS: the backbone,
-    /// a folder or a repo id (OuteAI/Llama-OuteTTS-1.0-1B). A leading `~/` is the home directory.
+    /// The voice's weights: a file, a folder or a hub id, as its family reads them (docs/text-to-speech.md).
+    /// A leading `~/` is the home directory.
     #[serde(alias = "dir")]
     pub source: String,
+    /// The voice family (`models::registry::VOICE_FAMILIES`); none: the first family there. Checked
+    /// when the voice loads, so a misspelt kind fails that voice alone.
     #[serde(default)]
-    pub kind: VoiceKind,
-    /// OuteTTS: the DAC codec (transformers `dac` layout), a folder or a repo id.
+    pub kind: Option<String>,
+    /// For families whose codes a separate codec turns into audio: the codec, a folder or a repo id.
     #[serde(default)]
     pub codec: Option<String>,
-    /// OuteTTS: a speaker profile JSON (outetts v3 format); none lets the model pick a voice.
+    /// For families that clone a speaker: the speaker profile file; none lets the model pick a voice.
     #[serde(default)]
     pub speaker: Option<String>,
-    /// OuteTTS: backbone weights at load ("int4" or "f32").
+    /// For families with a text-model backbone: its weights at load ("int4" or "f32").
     #[serde(default)]
     pub format: WeightKind,
-}
-
-/// Which family a voice is.
-#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum VoiceKind {
-    #[default]
-    Piper,
-    Outetts,
 }
 
 /// `p` with a leading `~/` made the home directory.
@@ -270,12 +266,12 @@ pub fn expand_home(p: &str) -> PathBuf {
 }
 
 impl VoiceSpec {
-    /// A Piper voice in `dir`.
-    pub fn piper(name: &str, source: &str) -> Self {
+    /// A voice of the default family from `source`.
+    pub fn new(name: &str, source: &str) -> Self {
         VoiceSpec {
             name: name.into(),
             source: source.into(),
-            kind: VoiceKind::Piper,
+            kind: None,
             codec: None,
             speaker: None,
             format: WeightKind::Int4,

@@ -7,10 +7,10 @@ mod common;
 use std::path::PathBuf;
 
 use common::{assert_close, gpu, randn, rng, rope_table};
-use gerbil::models::llm::{BatchedDecoder, LoadOptions, Session, SessionOptions, TextModel};
 use gerbil::gpu::KernelId;
 use gerbil::graph::ir::{AttentionDecode, AttnShape, RopeAttrs};
 use gerbil::graph::{DeviceTensor, Graph, Op, Plan, PlanOptions, Rows, TensorId};
+use gerbil::models::llm::{BatchedDecoder, LoadOptions, Session, SessionOptions, TextModel};
 use gerbil::reference;
 use gerbil::weights::WeightFormat;
 use rand::Rng;
@@ -77,7 +77,7 @@ fn attention_rows_each_row_at_its_own_slot_and_position() {
         };
         g.push(Op::AttentionRows { attn, rows: rows_t });
         g.outputs.push(out);
-        let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: slots, ..Default::default() }).unwrap();
+        let plan = Plan::new(&gpu(), g, PlanOptions { max_rows: slots, ..Default::default() }).unwrap();
         plan.poison_activations();
         plan.set_rows_context(max_seq);
         plan.run(m, 0);
@@ -138,7 +138,7 @@ fn argmax_per_row() {
     let out = g.bound("tokens", DeviceTensor::u32(&gpu(), "tokens", &vec![u32::MAX; max_rows]).unwrap());
     g.push(Op::Argmax { logits: l, out, last_row: false });
     g.outputs.push(l);
-    let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: max_rows, ..Default::default() }).unwrap();
+    let plan = Plan::new(&gpu(), g, PlanOptions { max_rows, ..Default::default() }).unwrap();
     plan.run(m, 0);
     let got = gpu().read_u32(plan.buffer(out), max_rows).unwrap();
     for row in 0..m {

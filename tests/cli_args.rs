@@ -73,7 +73,7 @@ fn word_timestamps_are_refused_for_moonshine() {
 }
 
 /// An empty GERBIL_MODELS / GERBIL_CORS_ORIGINS is refused with the variable named, before
-/// anything loads (it used to empty the model list / enable CORS for no origin). A server
+/// anything loads (rather than emptying the model list / enabling CORS for no origin). A server
 /// that starts instead is killed after 30 s and fails the test.
 #[test]
 fn empty_environment_lists_are_refused() {
@@ -101,7 +101,7 @@ fn empty_environment_lists_are_refused() {
 }
 
 /// `gerbil speak --out` takes its format from the extension; one it cannot encode is refused
-/// before the voice loads (it used to write WAV bytes whatever the name).
+/// before the voice loads (rather than writing WAV bytes whatever the name).
 #[test]
 fn speak_refuses_an_out_extension_it_cannot_encode() {
     for (out, says) in

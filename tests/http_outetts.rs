@@ -4,15 +4,15 @@
 
 mod http_support;
 
-use gerbil::config::{VoiceKind, VoiceSpec};
+use gerbil::config::VoiceSpec;
 use http_support::*;
 
 #[test]
 fn outetts_voice_speaks_at_24khz() {
     let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/outetts");
     let mut cfg = config();
-    let mut voice = VoiceSpec::piper("oute", &dir.join("llama").to_string_lossy());
-    voice.kind = VoiceKind::Outetts;
+    let mut voice = VoiceSpec::new("oute", &dir.join("llama").to_string_lossy());
+    voice.kind = Some("outetts".into());
     voice.codec = Some(dir.join("dac").to_string_lossy().into_owned());
     voice.speaker = Some(dir.join("speaker.json").to_string_lossy().into_owned());
     cfg.voices = vec![voice];

@@ -17,7 +17,7 @@ fn speech_config() -> gerbil::config::ServeConfig {
     let dir = gerbil::config::test_assets_dir().join("piper/en_US-joe-medium");
     assert!(dir.join("model.safetensors").exists(), "{} is missing: run tools/fetch_test_assets.sh", dir.display());
     let mut cfg = config();
-    cfg.voices = vec![VoiceSpec::piper("joe", &dir.to_string_lossy())];
+    cfg.voices = vec![VoiceSpec::new("joe", &dir.to_string_lossy())];
     cfg
 }
 

@@ -20,7 +20,7 @@ fn f32t(g: &mut Graph, label: &str, data: &[f32], cols: usize) -> TensorId {
 
 /// Builds, poisons, runs one step and returns the plan for reading outputs.
 fn run(g: Graph, n_tokens: usize, pos0: usize, max_tokens: usize) -> Plan {
-    let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens, ..Default::default() }).unwrap();
+    let plan = Plan::new(&gpu(), g, PlanOptions { max_rows: max_tokens, ..Default::default() }).unwrap();
     plan.poison_activations();
     plan.run(n_tokens, pos0);
     plan
@@ -218,7 +218,7 @@ fn matvec_int4_stream_repeated() {
         want.push(reference::matmul(&x, &q.dequantize(), None, k));
         outs.push(out);
     }
-    let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: 1, ..Default::default() }).unwrap();
+    let plan = Plan::new(&gpu(), g, PlanOptions { max_rows: 1, ..Default::default() }).unwrap();
     assert!(plan.dispatch_specs().all(|s| s.kernel == KernelId::MatvecInt4Stream));
     for round in 0..3 {
         plan.poison_activations();

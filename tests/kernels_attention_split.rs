@@ -88,7 +88,7 @@ fn check_splits(gpu: &Arc<Gpu>) {
     for (pos, splits) in [(100, 1), (255, 1), (256, 3), (1000, 8), (1099, 9)] {
         let mut g = Graph::default();
         let layers: Vec<Layer> = (0..SHAPES.len()).map(|i| layer(gpu, &mut r, &mut g, i, pos, max_seq)).collect();
-        let plan = Plan::new(gpu, g, PlanOptions { max_tokens: 1, ..Default::default() }).unwrap();
+        let plan = Plan::new(gpu, g, PlanOptions { max_rows: 1, ..Default::default() }).unwrap();
         let attention = || plan.dispatch_specs().filter(|s| s.kernel == KernelId::AttentionDecode);
         assert!(attention().all(|s| matches!(s.grid.y, Dim::KvSplits { most: 9, .. })), "split grids");
         for round in 0..3 {

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{assert_close, gpu, randn, rng};
-use gerbil::gpu::conv::{Conv1dEpilogue, GpuConv1d, GpuConvTranspose1d, Recorder};
+use gerbil::nn::{Conv1dEpilogue, GpuConv1d, GpuConvTranspose1d, Recorder};
 use gerbil::reference::conv::{self, Conv1dShape, ConvTranspose1dShape};
 use rand::Rng;
 
@@ -47,10 +47,9 @@ fn conv1d_matches_reference() {
         let xb = g.storage_from("x", &x);
         let rb = g.storage_from("res", &res);
         let yb = if ep.accumulate { g.storage_from("y", &prior) } else { nan_buffer(c_out * t_out) };
-        let step = Recorder::step(&g, t_in);
         let mut rec = Recorder::new(&g);
-        layer.record(&g, &mut rec, &step, t_in, &xb, ep.residual.then_some(&rb), &yb);
-        rec.submit(&g);
+        layer.record(&mut rec, t_in, &xb, ep.residual.then_some(&rb), &yb);
+        rec.submit();
         let got = g.read_f32(&yb, c_out * t_out).unwrap();
         let mut want = conv::conv1d(&x, t_in, &w, bias, s, ep.pre_slope);
         for (j, v) in want.iter_mut().enumerate() {
@@ -88,10 +87,9 @@ fn conv_transpose1d_matches_reference() {
         let layer = GpuConvTranspose1d::new(&g, "convT", s, &w, bias, slope);
         let xb = g.storage_from("x", &x);
         let yb = nan_buffer(c_out * t_out);
-        let step = Recorder::step(&g, t_in);
         let mut rec = Recorder::new(&g);
-        layer.record(&g, &mut rec, &step, t_in, &xb, &yb);
-        rec.submit(&g);
+        layer.record(&mut rec, t_in, &xb, &yb);
+        rec.submit();
         let got = g.read_f32(&yb, c_out * t_out).unwrap();
         let want = conv::conv_transpose1d(&x, t_in, &w, bias, s, slope);
         assert_close(&format!("conv_transpose1d {s:?} t_in={t_in}"), &got, &want, 1e-5, 1e-5);

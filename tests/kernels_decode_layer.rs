@@ -17,14 +17,14 @@ use std::path::Path;
 
 use common::reference_fixture::{fixture_dir, fixture_with_config};
 use common::{gpu, greedy};
-use gerbil::models::llm::{BatchedDecoder, LoadOptions, Session, SessionOptions, TextModel};
 use gerbil::gpu::KernelId;
 use gerbil::graph::dispatch::Dim;
 use gerbil::graph::Plan;
+use gerbil::models::llm::{BatchedDecoder, LoadOptions, Session, SessionOptions, TextModel};
 use gerbil::passes::FusionConfig;
 use gerbil::weights::WeightFormat;
 
-/// The 1e-5; the kernel shares the unfused plan's arithmetic (the H200 gives 0.0).
+/// Fused within 1e-5 of unfused; the kernel shares the unfused plan's arithmetic (the H200 gives 0.0).
 const TOLERANCE: f32 = 1e-5;
 
 fn load(dir: &Path, positions: usize, fusion: FusionConfig) -> TextModel {

@@ -20,7 +20,7 @@ fn int4(r: &mut StdRng, g: &mut Graph, label: &str, n: usize, k: usize, group: u
 }
 
 fn run(g: Graph, pos0: usize) -> Plan {
-    let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: 1, ..Default::default() }).unwrap();
+    let plan = Plan::new(&gpu(), g, PlanOptions { max_rows: 1, ..Default::default() }).unwrap();
     plan.poison_activations();
     plan.run(1, pos0);
     plan
@@ -247,7 +247,7 @@ fn fused_matvec_many_rows() {
             epilogue: Epilogue::Residual(rt),
         }));
         g.outputs.extend([ya, yb, s, y]);
-        let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: rows, ..Default::default() }).unwrap();
+        let plan = Plan::new(&gpu(), g, PlanOptions { max_rows: rows, ..Default::default() }).unwrap();
         plan.poison_activations();
         plan.run(rows, 0);
         let xn = reference::rmsnorm(&x, &nw, k, 1e-5, false);

@@ -60,7 +60,7 @@ fn causal_conv_carries_state_across_steps() {
         g.push(Op::Add { a: src, b: zeros, out: xt });
         g.push(Op::CausalConv(CausalConv { x: xt, weight: wt, state: st, out, channels, kernel }));
         g.outputs.push(out);
-        let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: max, ..Default::default() }).unwrap();
+        let plan = Plan::new(&gpu(), g, PlanOptions { max_rows: max, ..Default::default() }).unwrap();
         plan.poison_activations();
         let mut pos = pos0;
         for (m, x) in steps.iter().zip(&x_all) {
@@ -105,7 +105,7 @@ fn gated_delta_carries_state_across_steps() {
         let attrs = DeltaShape { k_heads, v_heads, dk, dv };
         g.push(Op::GatedDelta(GatedDelta { qkv, a, b, a_log: alt, dt_bias: dtt, state: st, out, attrs, conv: None }));
         g.outputs.push(out);
-        let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: max, ..Default::default() }).unwrap();
+        let plan = Plan::new(&gpu(), g, PlanOptions { max_rows: max, ..Default::default() }).unwrap();
         plan.poison_activations();
         for &m in &steps {
             let (xq, xa, xb) = (randn(&mut r, m * width), randn(&mut r, m * v_heads), randn(&mut r, m * v_heads));
@@ -146,7 +146,7 @@ fn gated_delta_with_fused_conv_matches_conv_then_delta() {
         let conv = Some(DeltaConv { weight: cw, state: cs, kernel });
         g.push(Op::GatedDelta(GatedDelta { qkv: x, a, b, a_log: alt, dt_bias: dtt, state: st, out, attrs, conv }));
         g.outputs.push(out);
-        let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: 1, ..Default::default() }).unwrap();
+        let plan = Plan::new(&gpu(), g, PlanOptions { max_rows: 1, ..Default::default() }).unwrap();
         plan.poison_activations();
         for pos in 0..kernel + 2 {
             let (xr, xa, xb) = (randn(&mut r, width), randn(&mut r, v_heads), randn(&mut r, v_heads));
@@ -179,7 +179,7 @@ fn rmsnorm_gated_and_sigmoid_gate() {
         let gated = g.activation("gated", dim * rows, Rows::Tokens);
         g.push(Op::SigmoidGate(SigmoidGate { x: xt, gate: zt, out: gated }));
         g.outputs.extend([out, gated]);
-        let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: m, ..Default::default() }).unwrap();
+        let plan = Plan::new(&gpu(), g, PlanOptions { max_rows: m, ..Default::default() }).unwrap();
         plan.poison_activations();
         plan.run(m, 0);
         let want = hybrid::rmsnorm_gated(&x, &z, &w, dim, 1e-6);
@@ -214,7 +214,7 @@ fn dual_rmsnorm_matches_two_norms() {
             add_unit,
         }));
         g.outputs.extend([q_out, k_out]);
-        let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: m, ..Default::default() }).unwrap();
+        let plan = Plan::new(&gpu(), g, PlanOptions { max_rows: m, ..Default::default() }).unwrap();
         plan.poison_activations();
         plan.run(m, 0);
         let want_q = reference::rmsnorm(&q, &qw, dim, 1e-6, add_unit);

@@ -54,7 +54,7 @@ fn check_conv(dim: usize, kernel: usize, bias: bool, lens: &[usize], variant: Va
             g.push(Op::ConvStateUpdate { bcx: bt, state: st, attrs });
         }
         g.outputs.push(out);
-        let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: m, ..Default::default() }).unwrap();
+        let plan = Plan::new(&gpu(), g, PlanOptions { max_rows: m, ..Default::default() }).unwrap();
         assert_eq!(plan.dispatch_count(), if fused { 1 } else { 2 });
         plan.poison_activations();
         plan.run(m, 0);
@@ -86,7 +86,7 @@ fn conv_state_update_alone() {
         let bt = f32t(&mut g, "bcx", &bcx, 3 * dim);
         let st = f32t(&mut g, "state", &init, dim);
         g.push(Op::ConvStateUpdate { bcx: bt, state: st, attrs: ConvAttrs { dim, kernel } });
-        let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: m, ..Default::default() }).unwrap();
+        let plan = Plan::new(&gpu(), g, PlanOptions { max_rows: m, ..Default::default() }).unwrap();
         plan.run(m, 0);
         let mut want = init.clone();
         reference::short_conv(&bcx, &vec![0.5; dim * kernel], None, &mut want, dim);
@@ -107,7 +107,7 @@ fn add_rmsnorm_writes_sum_and_norm() {
         let out = g.activation("out", dim, Rows::Tokens);
         g.push(Op::AddRmsNorm { a: at, b: bt, weight: wt, sum, out, eps: 1e-5, add_unit });
         g.outputs.extend([sum, out]);
-        let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: m, ..Default::default() }).unwrap();
+        let plan = Plan::new(&gpu(), g, PlanOptions { max_rows: m, ..Default::default() }).unwrap();
         plan.poison_activations();
         plan.run(m, 0);
         let want_sum = reference::add(&a, &b);

@@ -77,7 +77,7 @@ fn chunked_delta_kernel_matches_recurrence() {
         let attrs = DeltaShape { k_heads, v_heads, dk, dv };
         g.push(Op::GatedDelta(GatedDelta { qkv, a, b, a_log: alt, dt_bias: dtt, state: st, out, attrs, conv: None }));
         g.outputs.push(out);
-        let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: max, ..Default::default() }).unwrap();
+        let plan = Plan::new(&gpu(), g, PlanOptions { max_rows: max, ..Default::default() }).unwrap();
         let kernels: Vec<_> = plan.dispatch_specs().map(|s| s.kernel).collect();
         assert_eq!(
             kernels.last(),
@@ -118,7 +118,7 @@ fn two_stage_argmax_matches_the_cpu_sampler() {
         let (src, lt) = input(&mut g, "logits", n, rows);
         let out = g.bound("token", DeviceTensor::u32(&gpu(), "token", &[u32::MAX]).unwrap());
         g.argmax(lt, out, last_row);
-        let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: rows, ..Default::default() }).unwrap();
+        let plan = Plan::new(&gpu(), g, PlanOptions { max_rows: rows, ..Default::default() }).unwrap();
         plan.poison_activations();
         write(&plan, src, &logits);
         plan.run(rows, 0);
@@ -133,7 +133,7 @@ fn two_stage_argmax_matches_the_cpu_sampler() {
         let lt = f32t(&mut g, "logits", &vec![fill; n], n);
         let out = g.bound("token", DeviceTensor::u32(&gpu(), "token", &[u32::MAX]).unwrap());
         g.argmax(lt, out, false);
-        let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: 1, ..Default::default() }).unwrap();
+        let plan = Plan::new(&gpu(), g, PlanOptions { max_rows: 1, ..Default::default() }).unwrap();
         plan.run(1, 0);
         assert_eq!(gpu().read_u32(plan.buffer(out), 1).unwrap()[0], sampling::argmax(&vec![fill; n]), "{fill}");
     }
@@ -151,7 +151,7 @@ fn two_stage_argmax_per_row() {
     let out = g.bound("tokens", DeviceTensor::u32(&gpu(), "tokens", &vec![u32::MAX; max_rows]).unwrap());
     g.argmax(l, out, false);
     g.outputs.push(l);
-    let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: max_rows, ..Default::default() }).unwrap();
+    let plan = Plan::new(&gpu(), g, PlanOptions { max_rows, ..Default::default() }).unwrap();
     plan.poison_activations();
     write(&plan, src, &logits);
     plan.run(m, 0);
@@ -203,7 +203,7 @@ fn split_matvec_and_split_cols() {
         g.push(Op::MatMul { x: xt, w: wt, bias: None, out: proj, last_row: false });
         g.push(Op::SplitCols { x: proj, outs: split.clone() });
         g.outputs.extend(fused.iter().chain(&split));
-        let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: rows, ..Default::default() }).unwrap();
+        let plan = Plan::new(&gpu(), g, PlanOptions { max_rows: rows, ..Default::default() }).unwrap();
         plan.poison_activations();
         plan.run(rows, 0);
         let want = reference::matmul(&x, &wd, None, k);
@@ -244,7 +244,7 @@ fn gate_prologue_matches_sigmoid_gate_then_matvec() {
         };
         g.push(Op::FusedMatvec(f));
         g.outputs.push(y);
-        let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: rows, ..Default::default() }).unwrap();
+        let plan = Plan::new(&gpu(), g, PlanOptions { max_rows: rows, ..Default::default() }).unwrap();
         plan.poison_activations();
         plan.run(rows, 0);
         let gated = hybrid::sigmoid_gate(&x, &gate);

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{assert_close, gpu, randn, rng};
-use gerbil::gpu::conv::{GpuSnake, Recorder};
+use gerbil::nn::{GpuSnake, Recorder};
 use gerbil::reference::conv;
 
 #[test]
@@ -18,10 +18,9 @@ fn snake_matches_reference() {
         let layer = GpuSnake::new(&g, "snake", &alpha);
         let xb = g.storage_from("x", &x);
         let yb = g.storage_from("y", &vec![f32::NAN; c * t]);
-        let step = Recorder::step(&g, t);
         let mut rec = Recorder::new(&g);
-        layer.record(&g, &mut rec, &step, t, &xb, &yb);
-        rec.submit(&g);
+        layer.record(&mut rec, t, &xb, &yb);
+        rec.submit();
         let got = g.read_f32(&yb, c * t).unwrap();
         let want = conv::snake(&x, t, &alpha);
         assert_close(&format!("snake c={c} t={t}"), &got, &want, 2e-5, 1e-5);

@@ -6,10 +6,10 @@
 mod common;
 
 use common::{assert_close, gpu, randn, rng};
-use gerbil::gpu::conv::Recorder;
 use gerbil::models::piper::duration::spline_inverse;
 use gerbil::models::piper::gpu_ops::{record_expand_prior, GpuChannelNorm, GpuRelAttention, GpuSpline};
 use gerbil::models::piper::layers::LayerNorm;
+use gerbil::nn::Recorder;
 use gerbil::reference::conv::{gelu, layer_norm_channels};
 use gerbil::reference::vits::rel_attention;
 
@@ -34,10 +34,9 @@ fn channel_layernorm_matches_reference() {
             }
             let init = if acc { prior.clone() } else { vec![f32::NAN; c * t] };
             let (xb, yb) = (g.storage_from("x", &x), g.storage_from("y", &init));
-            let step = Recorder::step(&g, t);
             let mut rec = Recorder::new(&g);
-            GpuChannelNorm::new(&g, &ln, gelu_on, acc).record(&g, &mut rec, &step, t, &xb, &yb);
-            rec.submit(&g);
+            GpuChannelNorm::new(&g, &ln, gelu_on, acc).record(&mut rec, t, &xb, &yb);
+            rec.submit();
             let got = g.read_f32(&yb, c * t).unwrap();
             assert_close(&format!("layernorm c={c} t={t} gelu={gelu_on} acc={acc}"), &got, &want, 2e-5, 2e-5);
         }
@@ -60,10 +59,9 @@ fn relative_attention_matches_reference() {
         let qkv_b = g.storage_from("qkv", &qkv);
         let scores = g.storage("scores", (heads * t * t * 4) as u64);
         let out = g.storage_from("out", &vec![f32::NAN; ch * t]);
-        let step = Recorder::step(&g, t);
         let mut rec = Recorder::new(&g);
-        attn.record(&g, &mut rec, &step, t, &qkv_b, &scores, &out);
-        rec.submit(&g);
+        attn.record(&mut rec, t, &qkv_b, &scores, &out);
+        rec.submit();
         let got = g.read_f32(&out, ch * t).unwrap();
         assert_close(&format!("rel attention heads={heads} d={d} w={w} t={t}"), &got, &want, 3e-5, 3e-5);
     }
@@ -90,10 +88,9 @@ fn spline_inverse_matches_reference() {
             .collect();
         assert!(want.iter().zip(&z).filter(|(a, b)| (*a - *b).abs() > 1e-3).count() > t / 2, "the spline moves z");
         let (hb, zb) = (g.storage_from("h", &h), g.storage_from("z", &z));
-        let step = Recorder::step(&g, t);
         let mut rec = Recorder::new(&g);
-        GpuSpline::new(&g, bins, filter).record(&g, &mut rec, &step, t, &hb, &zb);
-        rec.submit(&g);
+        GpuSpline::new(&g, bins, filter).record(&mut rec, t, &hb, &zb);
+        rec.submit();
         let got = g.read_f32(&zb, t).unwrap();
         assert_close(&format!("spline bins={bins} t={t}"), &got, &want, 2e-5, 2e-5);
     }
@@ -112,11 +109,10 @@ fn prior_expansion_matches_reference() {
     let (sb, ib, eb) = (g.storage_from("stats", &stats), g.storage_from("idx", &idx), g.storage_from("eps", &eps));
     let a = g.storage_from("a", &vec![f32::NAN; half * frames]);
     let b = g.storage_from("b", &vec![f32::NAN; (c - half) * frames]);
-    let step = Recorder::step(&g, frames);
     let mut rec = Recorder::new(&g);
-    record_expand_prior(&g, &mut rec, &step, frames, (0, half, c, t), &sb, &ib, &eb, &a);
-    record_expand_prior(&g, &mut rec, &step, frames, (half, c - half, c, t), &sb, &ib, &eb, &b);
-    rec.submit(&g);
+    record_expand_prior(&mut rec, frames, (0, half, c, t), &sb, &ib, &eb, &a);
+    record_expand_prior(&mut rec, frames, (half, c - half, c, t), &sb, &ib, &eb, &b);
+    rec.submit();
     let mut got = g.read_f32(&a, half * frames).unwrap();
     got.extend(g.read_f32(&b, (c - half) * frames).unwrap());
     let want: Vec<f32> = (0..c * frames)

@@ -10,8 +10,8 @@ mod common;
 use std::path::PathBuf;
 
 use common::gpu;
-use gerbil::models::llm::{LoadOptions, Session, SessionOptions, TextModel};
 use gerbil::models::lfm2::config::{LayerKind, Lfm2Config, RawConfig};
+use gerbil::models::llm::{LoadOptions, Session, SessionOptions, TextModel};
 use gerbil::weights::WeightFormat;
 
 use common::reference_fixture::{max_diff, read_reference, Reference};

@@ -8,8 +8,8 @@ mod common;
 use std::path::PathBuf;
 
 use common::gpu;
-use gerbil::models::llm::{LoadOptions, Session, SessionOptions, TextModel};
 use gerbil::models::llama::gguf::GgufSource;
+use gerbil::models::llm::{LoadOptions, Session, SessionOptions, TextModel};
 use gerbil::reference::llama::RefLlama;
 use gerbil::weights::WeightFormat;
 

@@ -41,7 +41,7 @@ fn encoder_logits_and_greedy_match_transformers() {
 /// reference row 0; id 5, "es", leads id 2 by 0.9), and an explicit language wins.
 #[test]
 fn language_detection_follows_the_start_of_transcript_logits() {
-    use gerbil::models::speech::{self, TranscribeOptions};
+    use gerbil::models::speech::TranscribeOptions;
     let r = Reference::open(&dir());
     assert_eq!(r.ids("forced_ids")[0], 1, "reference row 0 follows <|startoftranscript|> = 1");
     let row0 = &r.f32("logits")[..211];
@@ -74,7 +74,7 @@ fn language_detection_follows_the_start_of_transcript_logits() {
     });
     std::fs::write(tmp.join("tokenizer.json"), tokenizer.to_string()).unwrap();
 
-    let mut model = speech::load(&gpu(), &tmp).unwrap();
+    let mut model = gerbil::models::load_transcriber(&gpu(), &tmp).unwrap();
     let mut langs = model.languages();
     langs.sort();
     assert_eq!(langs, ["de", "en", "es", "fr"]);

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 
 use common::reference_fixture::fixture_with_positions;
 use common::{gpu, greedy};
-use gerbil::models::llm::{LoadOptions, Session, SessionOptions, TextModel};
 use gerbil::gpu::KernelId;
+use gerbil::models::llm::{LoadOptions, Session, SessionOptions, TextModel};
 use gerbil::passes::FusionConfig;
 use gerbil::weights::WeightFormat;
 
@@ -123,14 +123,14 @@ fn compare_with(unfused: &(Vec<u32>, Vec<Vec<f32>>), name: &str, what: &str, fus
     assert!(d <= TOLERANCE, "{name} {what}: logits differ by {d}");
 }
 
-/// The 1e-5: the fused kernels share the unfused arithmetic (the matvec passes are
+/// Fused within 1e-5 of unfused: the fused kernels share the unfused arithmetic (the matvec passes are
 /// bit-identical; a decode plan's unfused attention runs the fused kernel's attention on the
 /// separately normed / roped q and the cache, so only those kernels' rounding differs). The
 /// partial-sum passes' consumers re-add the plain matvec's lane values in group_sum's order:
 /// the workgroup-memory tree (lavapipe: CI), or where group_sum is subgroupAdd the driver's
 /// butterfly as probed at start-up (gpu/subgroup_order.rs; the H200 adds neighbours first).
 /// Measured on the H200 (commit `9ef35f5`): every case 0.0 (2.5e-5 to 3.2e-5 for the
-/// partial-sum passes before the probe, when the consumers assumed the tree's order there).
+/// partial-sum passes where the consumers assume the tree's order instead of the probed one).
 const TOLERANCE: f32 = 1e-5;
 
 #[test]

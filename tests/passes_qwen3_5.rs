@@ -51,7 +51,7 @@ fn compare(what: &str, reference: &(Vec<u32>, Vec<Vec<f32>>), fusion: FusionConf
     assert_eq!(reference.0, t1, "{what}: greedy tokens differ");
     let d = reference.1.iter().flatten().zip(l1.iter().flatten()).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
     eprintln!("qwen3_5 {what}: max |logit diff| fused vs unfused {d:.2e}");
-    // The 1e-5 (unfused decode attention shares the fused kernel's arithmetic, see tests/passes.rs).
+    // Within 1e-5 of unfused (unfused decode attention shares the fused kernel's arithmetic, see tests/passes.rs).
     // Every case measured 0.0 on lavapipe (CI) and on the H200 (commit `9ef35f5`; delta_conv was 9.8e-5 there
     // until both conv kernels summed their taps with explicit fma()s).
     let tol = 1e-5;

@@ -43,8 +43,8 @@ fn a_corrupt_file_fails_its_own_load_and_the_rest_serves() {
     let mut cfg = config();
     cfg.hub.cache_dir = root.join("cache");
     cfg.voices = vec![
-        VoiceSpec::piper("broken", &root.join("bad-voice/en_US-joe-medium.onnx").to_string_lossy()),
-        VoiceSpec::piper("joe", &piper.join("en_US-joe-medium.onnx").to_string_lossy()),
+        VoiceSpec::new("broken", &root.join("bad-voice/en_US-joe-medium.onnx").to_string_lossy()),
+        VoiceSpec::new("joe", &piper.join("en_US-joe-medium.onnx").to_string_lossy()),
     ];
     cfg.stt_models = vec![
         SttModelSpec { source: root.join("bad-ct2"), name: Some("broken-whisper".into()) },

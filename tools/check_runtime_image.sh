@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks the Dockerfile's runtime stage without a Docker engine (this machine kind has none and no Docker Hub):
+# Checks the Dockerfile's runtime stage without a Docker engine (for hosts with none, or no access to Docker Hub):
 # debootstrap a Debian bookworm root with exactly the runtime stage's packages, copy a release gerbil in,
 # run `gerbil serve` in a chroot on software Vulkan and ask it for a chat completion.
 #   usage: sudo bash tools/check_runtime_image.sh /path/to/model.gguf   (after cargo build --release)

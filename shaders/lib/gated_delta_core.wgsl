@@ -16,10 +16,7 @@
 // once per channel and token by the workgroup owning it): gated_delta.wgsl (identity: qkv
 // is the conv output) and gated_delta_conv.wgsl (the causal conv folded in).
 struct Params { k_heads: u32, v_heads: u32, dk: u32, dv: u32 }
-struct Step { n_tokens: u32, pos0: u32, kv_len: u32, probe: u32 }
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<uniform> step: Step;
 // Conv output rows [q (k_heads * dk) | k (k_heads * dk) | v (v_heads * dv)].
 @group(0) @binding(2) var<storage, read> qkv: array<f32>;
 @group(0) @binding(3) var<storage, read> a: array<f32>;

@@ -23,7 +23,7 @@ const SPIN_LIMIT: u32 = 67108864u;
 // process took SMs) sets the failure word. Waiters poll it with the barrier word and leave once it
 // is set, so every later barrier passes at once: the submission finishes quickly, with wrong
 // numbers, and the session, which reads the word with each batch's tokens, plans again without
-// grid barriers and recomputes those steps (engine/session.rs). The word is apart from the barrier
+// grid barriers and recomputes those steps (models/llm/session.rs). The word is apart from the barrier
 // word (logically: the two share a cache line), whose arrivals and generation go on counting
 // whatever happens. A waiter reads the failure word with its first poll and then every
 // FAILED_POLL_EVERY polls, not on every poll: the waiters' polls all hit

@@ -2,14 +2,15 @@
 // for adapters with few storage buffers per stage) and matvec_fused_int4.wgsl
 // (norm prologue, up to three matrices, residual / SwiGLU epilogues) and by
 // matvec_mlp_int4.wgsl and attention_qkv_o.wgsl (its prologues, lane order and word
-// arithmetic). The kernel file declares Params `p` (FusedMatvecParams' fields first), Step
-// `step`, x, and the hooks
+// arithmetic). The kernel declares Params (FusedMatvecParams' fields first; `p` and `step` are
+// bound by uniforms.wgsl), x, and the hooks
 //   load_q(m, i) -> vec4<u32>, load_sm(m, i) -> vec2<f32>, norm_weight(i) -> vec4<f32>,
 //   gate_at(i) -> vec4<f32>, resid_at(i) -> f32, bias_at(m, c) -> f32, store(m, i, v),
 //   partial_rows() -> u32, partial_at(i) -> vec4<f32>   (the PARTIALS_IN rows: count, vec4 i)
 // (store(3, i, v) also receives the PARTIALS_IN sum) and the constant MAX_K4 (see xsum), and
-// calls matvec_core from its entry point. Layout and arithmetic: see matvec_fused_int4.wgsl; the word
-// arithmetic is shaders/lib/int4_word.wgsl.
+// calls matvec_core from its entry point (matvec_int4_bindings.wgsl declares Params, x, MAX_K4
+// and the PARTIALS_IN hooks for the kernels whose Params is FusedMatvecParams). Layout and
+// arithmetic: see matvec_fused_int4.wgsl; the word arithmetic is shaders/lib/int4_word.wgsl.
 
 // Flag bits, compiled in as a pipeline constant: bits 0-7 and 12 as below, bits
 // 8-10 the number of matrices (or output segments of one matrix: 1-4).

@@ -12,7 +12,10 @@ use symphonia::core::io::MediaSourceStream;
 use symphonia::core::meta::MetadataOptions;
 use symphonia::core::probe::Hint;
 
+use super::pcm::too_long;
 use super::AudioError;
+
+pub use super::pcm::{Pcm, MAX_SECONDS};
 
 /// The formats the decoder reads, for error messages and docs.
 pub const SUPPORTED: &str = "wav, flac, mp3, ogg (vorbis, opus), webm/mkv (opus), m4a/mp4 (aac)";
@@ -21,24 +24,6 @@ pub const SUPPORTED: &str = "wav, flac, mp3, ogg (vorbis, opus), webm/mkv (opus)
 pub const MAX_SAMPLE_RATE: u32 = 384_000;
 /// Lowest input sample rate accepted.
 pub const MIN_SAMPLE_RATE: u32 = 1_000;
-/// Longest audio accepted, in seconds. Decoding holds it all in memory (f32), and compressed
-/// formats can ask for far more than their bytes suggest (an empty Opus packet conceals 120 ms,
-/// a FLAC constant subframe is a few bytes).
-pub const MAX_SECONDS: usize = 2 * 3600;
-
-pub(super) fn too_long() -> AudioError {
-    AudioError::Unsupported(format!(
-        "the audio is longer than {} hours, the most this server decodes",
-        MAX_SECONDS / 3600
-    ))
-}
-
-/// Mono samples at their original rate.
-#[derive(Debug, Clone)]
-pub struct Pcm {
-    pub samples: Vec<f32>,
-    pub sample_rate: u32,
-}
 
 /// Decodes a whole file held in memory. `ext` (from the upload's file name)
 /// is a hint only; the container is probed from the bytes.

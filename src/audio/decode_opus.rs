@@ -7,7 +7,7 @@ use std::io::Cursor;
 
 use gerbil_opus as opus;
 
-use super::decode::{too_long, Pcm, MAX_SECONDS};
+use super::pcm::{too_long, Pcm, MAX_SECONDS};
 use super::AudioError;
 
 /// libopus always decodes at this rate (the header's input rate is informational).

@@ -6,6 +6,7 @@ pub mod decode;
 pub mod decode_opus;
 pub mod encode;
 pub mod mel;
+pub mod pcm;
 pub mod resample;
 
 pub use decode::{decode, Pcm, SUPPORTED};

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::memory::{MemoryFigures, MemoryProbe};
-use crate::models::llm::{BatchedDecoder, LoadOptions, TextModel};
 use crate::gpu::Gpu;
+use crate::models::llm::{BatchedDecoder, LoadOptions, TextModel};
 use crate::models::ModelError;
 use crate::weights::random::RandomSource;
 use crate::weights::WeightFormat;

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::memory::{MemoryFigures, MemoryProbe};
-use crate::models::llm::{LoadOptions, Session, SessionOptions, TextModel};
 use crate::gpu::Gpu;
+use crate::models::llm::{LoadOptions, Session, SessionOptions, TextModel};
 use crate::models::ModelError;
 use crate::passes::FusionConfig;
 use crate::weights::random::RandomSource;

@@ -37,7 +37,7 @@ pub fn int4_matvec(gpu: &Arc<Gpu>, k: usize, n: usize, group: usize, reps: usize
     let y = g.activation("y", n, Rows::Tokens);
     g.push(Op::MatMul { x, w, bias: None, out: y, last_row: false });
     g.outputs.push(y);
-    let plan = Plan::new(gpu, g, PlanOptions { max_tokens: 1, ..Default::default() }).expect("matvec plan");
+    let plan = Plan::new(gpu, g, PlanOptions { max_rows: 1, ..Default::default() }).expect("matvec plan");
     plan.set_step(1, 0);
     let mut submit = || {
         let mut enc = gpu.device.create_command_encoder(&Default::default());

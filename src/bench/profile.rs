@@ -1,100 +1,12 @@
 //! One decode step timed per dispatch with GPU timestamp queries, plus the
-//! CPU cost of encoding and submitting a step.
-
-use std::collections::BTreeMap;
-use std::time::Instant;
+//! CPU cost of encoding and submitting a step. The timing itself is `graph::profile`'s.
 
 use crate::models::llm::Session;
-use crate::gpu::KernelId;
-use crate::graph::Plan;
 
-#[derive(Debug, serde::Serialize)]
-pub struct KernelRow {
-    pub kernel: KernelId,
-    /// Pipeline flag bits: fused variants of one kernel get rows of their own.
-    pub flags: u32,
-    /// Workgroups (x, y) of the step: shapes of one kernel get rows of their own.
-    pub grid: (u32, u32),
-    pub count: usize,
-    pub total_us: f64,
-    pub bytes: u64,
-}
-
-#[derive(Debug, serde::Serialize)]
-pub struct Profile {
-    pub rows: Vec<KernelRow>,
-    pub gpu_step_us: f64,
-    pub encode_us: f64,
-    pub submit_us: f64,
-    pub wall_step_us: f64,
-}
+pub use crate::graph::profile::{plan_step, KernelRow, Profile};
 
 /// Profiles the session's decode plan (the session must hold a prefilled sequence).
 pub fn decode_step(s: &mut Session, steps: usize) -> Option<Profile> {
     let pos = s.pos;
     plan_step(s.decode_plan(), 1, pos, steps)
-}
-
-/// Profiles `steps` runs of a plan with `n_tokens` rows at `pos` (its inputs already written).
-pub fn plan_step(plan: &Plan, n_tokens: usize, pos: usize, steps: usize) -> Option<Profile> {
-    let gpu = plan.gpu().clone();
-    if !gpu.caps.timestamp_query_inside_passes {
-        return None;
-    }
-    let n = plan.dispatch_count();
-    let ts = super::Timestamps::new(&gpu, n as u32 + 1);
-    let mut totals = vec![0f64; n];
-    let (mut encode, mut submit) = (0f64, 0f64);
-    for _ in 0..steps {
-        plan.set_step(n_tokens, pos);
-        let t0 = Instant::now();
-        let mut enc = gpu.device.create_command_encoder(&Default::default());
-        {
-            let mut pass = enc.begin_compute_pass(&Default::default());
-            plan.encode_timed(&mut pass, n_tokens, &ts.set);
-        }
-        ts.resolve(&mut enc);
-        let cb = enc.finish();
-        let t1 = Instant::now();
-        gpu.queue.submit([cb]);
-        let t2 = Instant::now();
-        encode += (t1 - t0).as_secs_f64();
-        submit += (t2 - t1).as_secs_f64();
-        for (total, us) in totals.iter_mut().zip(ts.intervals_us(&gpu)?) {
-            *total += us;
-        }
-    }
-    // Steady-state wall time per step without timestamps or readback; a plan that moves its
-    // position on itself runs on through the positions after `pos`, as decoding does.
-    let t0 = Instant::now();
-    for i in 0..steps {
-        plan.run(n_tokens, if plan.advances_step() { pos + i } else { pos });
-    }
-    let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
-    let wall = t0.elapsed().as_secs_f64() / steps as f64;
-    let bytes = plan.dispatch_bytes();
-    let mut by_kernel: BTreeMap<(KernelId, u32, (u32, u32)), KernelRow> = BTreeMap::new();
-    for (i, d) in plan.dispatch_specs().enumerate() {
-        let grid = plan.grid(d, n_tokens);
-        let row = by_kernel.entry((d.kernel, d.flags, grid)).or_insert(KernelRow {
-            kernel: d.kernel,
-            flags: d.flags,
-            grid,
-            count: 0,
-            total_us: 0.0,
-            bytes: 0,
-        });
-        row.count += 1;
-        row.total_us += totals[i] / steps as f64;
-        row.bytes += bytes[i];
-    }
-    let mut rows: Vec<KernelRow> = by_kernel.into_values().collect();
-    rows.sort_by(|a, b| b.total_us.total_cmp(&a.total_us));
-    Some(Profile {
-        gpu_step_us: rows.iter().map(|r| r.total_us).sum(),
-        rows,
-        encode_us: encode / steps as f64 * 1e6,
-        submit_us: submit / steps as f64 * 1e6,
-        wall_step_us: wall * 1e6,
-    })
 }

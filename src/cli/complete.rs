@@ -6,11 +6,11 @@ use std::time::Instant;
 
 use anyhow::Context;
 
-use crate::models::llm::{LoadOptions, Session, SessionOptions, TextModel};
 use crate::gpu::{Gpu, GpuOptions};
+use crate::models::llm::{LoadOptions, Session, SessionOptions, TextModel};
 use crate::passes::FusionConfig;
 use crate::text::tokenizer::StreamDecoder;
-use crate::weights::hub::resolve_model;
+use crate::weights::sources::resolve_model;
 use crate::weights::WeightFormat;
 
 #[derive(clap::Args, Debug)]

@@ -5,12 +5,12 @@
 
 use std::path::PathBuf;
 
-use crate::models::llm::{LoadOptions, Session, SessionOptions, TextModel};
 use crate::gpu::{Gpu, GpuOptions};
 use crate::graph::dispatch::Bind;
 use crate::graph::executor::TOKEN_LOG_LEN;
 use crate::graph::ir::{DeviceTensor, Storage};
 use crate::graph::Plan;
+use crate::models::llm::{LoadOptions, Session, SessionOptions, TextModel};
 use crate::passes::FusionConfig;
 use crate::weights::random::RandomSource;
 use crate::weights::WeightFormat;
@@ -37,7 +37,7 @@ fn binding(plan: &Plan, b: &Bind) -> serde_json::Value {
     };
     let d = plan.graph.desc(t);
     let bytes = match (&d.storage, b) {
-        (Storage::Activation { width, .. }, _) => *width as u64 * 4 * plan.max_tokens as u64,
+        (Storage::Activation { width, .. }, _) => *width as u64 * 4 * plan.max_rows as u64,
         (Storage::Bound(x), Bind::Q(_)) => match x.as_ref() {
             DeviceTensor::Int4 { rows, cols, .. } => (rows * cols / 2) as u64,
             other => other.bytes(),

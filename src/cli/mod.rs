@@ -7,5 +7,4 @@ pub mod profile;
 pub mod serve;
 pub mod speak;
 pub mod speak_out;
-pub mod speak_outetts;
 pub mod transcribe;

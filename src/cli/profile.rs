@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use anyhow::Context;
 
 use crate::bench::profile;
-use crate::models::llm::{BatchedDecoder, LoadOptions, Session, SessionOptions, TextModel};
 use crate::gpu::{Gpu, GpuOptions};
+use crate::models::llm::{BatchedDecoder, LoadOptions, Session, SessionOptions, TextModel};
 use crate::weights::random::RandomSource;
 use crate::weights::WeightFormat;
 

@@ -1,5 +1,5 @@
 //! `gerbil speak --out FILE`: the file's audio format comes from its extension and is encoded by
-//! the encoders /v1/audio/speech streams with (an `--out x.mp3` used to get WAV bytes).
+//! the encoders /v1/audio/speech streams with, so the bytes always match the name.
 
 use std::path::Path;
 

@@ -10,7 +10,7 @@ use anyhow::Context;
 
 use crate::audio;
 use crate::gpu::{Gpu, GpuOptions};
-use crate::models::speech::{self, TranscribeOptions};
+use crate::models::speech::TranscribeOptions;
 use crate::text::subtitles;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,7 +88,8 @@ pub fn run(args: TranscribeArgs) -> anyhow::Result<()> {
     let dir = crate::weights::sources::speech_model(&source, &crate::config::hub_options_from_env(true))?.path;
     let gpu = Gpu::new(&GpuOptions::default())?;
     let t0 = Instant::now();
-    let mut model = speech::load(&gpu, &dir).with_context(|| format!("loading {}", dir.display()))?;
+    let mut model =
+        crate::models::load_transcriber(&gpu, &dir).with_context(|| format!("loading {}", dir.display()))?;
     let load_s = t0.elapsed().as_secs_f64();
     // As the HTTP route: a language the model does not know is refused, not silently ignored.
     let language = args.language.as_deref().map(|l| l.trim().to_lowercase());
@@ -99,7 +100,7 @@ pub fn run(args: TranscribeArgs) -> anyhow::Result<()> {
         }
     }
     if args.word_timestamps && !model.word_timestamps() {
-        anyhow::bail!("--word-timestamps: {} does not time words (the Whisper models do)", dir.display());
+        anyhow::bail!("--word-timestamps: {} does not time words", dir.display());
     }
     let opts = TranscribeOptions {
         language,

@@ -1,7 +1,8 @@
-//! The checks `ServeConfig` passes before the server starts: every limit usable, names unique,
-//! voices complete. Kept apart from loading so each rule reads on its own.
+//! The checks `ServeConfig` passes before the server starts: every limit usable, names unique.
+//! Kept apart from loading so each rule reads on its own. What a voice needs besides its source
+//! is its family's to check when it loads (`models::voice`), so one bad voice fails alone.
 
-use super::{origin, ConfigError, ModelSpec, ServeConfig, SttModelSpec, VoiceKind};
+use super::{origin, ConfigError, ModelSpec, ServeConfig, SttModelSpec};
 
 impl ServeConfig {
     pub fn validate(&mut self) -> Result<(), ConfigError> {
@@ -64,20 +65,6 @@ impl ServeConfig {
         voices.sort_unstable();
         if let Some(w) = voices.windows(2).find(|w| w[0] == w[1]) {
             return Err(ConfigError::Invalid(format!("two voices share the name '{}'", w[0])));
-        }
-        if let Some(v) = self.voices.iter().find(|v| v.kind == VoiceKind::Outetts && v.codec.is_none()) {
-            return Err(ConfigError::Invalid(format!(
-                "voice '{}' (kind \"outetts\") needs `codec`: the DAC folder or repo id",
-                v.name
-            )));
-        }
-        if let Some(v) =
-            self.voices.iter().find(|v| v.kind == VoiceKind::Piper && (v.codec.is_some() || v.speaker.is_some()))
-        {
-            return Err(ConfigError::Invalid(format!(
-                "voice '{}': `codec` and `speaker` are for kind = \"outetts\"",
-                v.name
-            )));
         }
         for m in &self.models {
             if ![32, 64, 128].contains(&m.group_size) {

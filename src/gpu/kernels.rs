@@ -101,7 +101,12 @@ pub struct KernelSource {
     pub attention_split: bool,
     /// Calls `grid_sync` (`GRID_SYNC`), defining its hooks.
     pub grid_sync: bool,
+    /// Takes its Params (`FusedMatvecParams`), x, `MAX_K4` and the PARTIALS_IN hooks from `MATVEC_INT4_BINDINGS`.
+    pub matvec_bindings: bool,
 }
+
+/// `Step` and the bindings of the two uniforms (`p` at 0, `step` at 1), in front of every kernel.
+pub const UNIFORMS: &str = include_str!("../../shaders/lib/uniforms.wgsl");
 
 /// `group_sum` through subgroup operations, for adapters whose subgroups are exactly 32 wide.
 pub const GROUP_SUM_SUBGROUP: &str = include_str!("../../shaders/lib/reduce_subgroup.wgsl");
@@ -114,6 +119,8 @@ pub const WG_REDUCE_SHARED: &str = include_str!("../../shaders/lib/wg_reduce_sha
 
 /// The body both INT4 matvec kernels share (they differ in bindings only).
 pub const MATVEC_INT4_CORE: &str = include_str!("../../shaders/lib/matvec_int4_core.wgsl");
+/// What the INT4 matvec kernels with `FusedMatvecParams` declare alike for the core (`is_int4_matvec`).
+pub const MATVEC_INT4_BINDINGS: &str = include_str!("../../shaders/lib/matvec_int4_bindings.wgsl");
 
 /// Decode attention (`attend`, `o_partials`) for the kernels that define its hooks.
 pub const ATTENTION_DECODE_CORE: &str = include_str!("../../shaders/lib/attention_decode_core.wgsl");
@@ -197,16 +204,19 @@ pub fn group_sum_prelude(r: Preludes) -> String {
 
 impl KernelSource {
     /// The WGSL module to compile: the kernel's file behind the library code it uses
-    /// (`group_sum` for this adapter, the shared INT4 matvec body).
+    /// (the uniforms, `group_sum` for this adapter, the shared INT4 matvec body).
     pub fn wgsl(&self, r: Preludes) -> String {
         let subgroups32 = r.subgroups32;
         if uses_erf(self.source) {
-            return format!("{ERF}\n{}", self.source);
+            return format!("{UNIFORMS}\n{ERF}\n{}", self.source);
         }
         if self.delta_core {
-            return format!("{GATED_DELTA_CORE}\n{}", self.source);
+            return format!("{UNIFORMS}\n{GATED_DELTA_CORE}\n{}", self.source);
         }
-        let mut libs = Vec::new();
+        let mut libs = vec![UNIFORMS.to_string()];
+        if self.matvec_bindings {
+            libs.push(MATVEC_INT4_BINDINGS.to_string());
+        }
         if self.group_sum {
             libs.push(group_sum_prelude(r));
         }
@@ -255,6 +265,7 @@ macro_rules! src {
             attention_core: is_attention_decode($file),
             attention_split: is_attention_split($file),
             grid_sync: $file == "decode_layer.wgsl",
+            matvec_bindings: is_int4_matvec($file),
         }
     };
 }

@@ -2,7 +2,6 @@
 //! pipeline cache, typed uniform layouts and buffer helpers.
 
 pub mod buffers;
-pub mod conv;
 pub mod device;
 pub mod grid_probe;
 pub mod kernels;

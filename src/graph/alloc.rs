@@ -18,16 +18,16 @@ impl Assignment {
     }
 }
 
-pub fn activation_bytes(width: usize, rows: Rows, max_tokens: usize) -> u64 {
+pub fn activation_bytes(width: usize, rows: Rows, max_rows: usize) -> u64 {
     let rows = match rows {
-        Rows::Tokens => max_tokens,
+        Rows::Tokens => max_rows,
         Rows::One => 1,
     };
     (width * rows * 4) as u64
 }
 
 /// Greedy best-fit assignment in execution order.
-pub fn assign(graph: &Graph, max_tokens: usize) -> Assignment {
+pub fn assign(graph: &Graph, max_rows: usize) -> Assignment {
     let n = graph.tensors.len();
     let mut last_use = vec![None::<usize>; n];
     for (i, op) in graph.ops.iter().enumerate() {
@@ -49,7 +49,7 @@ pub fn assign(graph: &Graph, max_tokens: usize) -> Assignment {
             if slot_of[t.0 as usize].is_some() {
                 continue;
             }
-            let need = activation_bytes(width, rows, max_tokens);
+            let need = activation_bytes(width, rows, max_rows);
             // Best fit among free slots; grow the largest free one if none fits.
             let fit = free
                 .iter()

@@ -3,7 +3,7 @@
 //! unfused decode step, which runs the fused kernel in its PREPARED mode so
 //! fused and unfused plans share one arithmetic.
 
-use super::dispatch::{bytes, Bind, Dim, DispatchSpec, Grid, SPLIT_MAX_WORKGROUPS};
+use super::dispatch_spec::{bytes, Bind, Dim, DispatchSpec, Grid, SPLIT_MAX_WORKGROUPS};
 use super::ir::{AttentionDecode, AttnShape, TensorId};
 use crate::gpu::params;
 use crate::gpu::KernelId;
@@ -89,17 +89,17 @@ fn unsupported(a: AttnShape) -> String {
     format!("unsupported heads: {} q / {} kv, head_dim {}", a.n_heads, a.n_kv_heads, a.head_dim)
 }
 
-/// `Op::Attention`. A decode plan (`max_tokens == 1`) runs the fused decode
+/// `Op::Attention`. A decode plan (`max_rows == 1`) runs the fused decode
 /// kernel's attention on the prepared q and cache where its bindings fit
 /// `storage_limit` (else the fused pass was skipped too and both plans run
 /// attention.wgsl).
-pub fn plain(x: Plain, max_tokens: usize, storage_limit: u32, index: usize) -> Result<DispatchSpec, String> {
+pub fn plain(x: Plain, max_rows: usize, storage_limit: u32, index: usize) -> Result<DispatchSpec, String> {
     let a = x.attrs;
     if a.head_dim > 256 || !a.n_heads.is_multiple_of(a.n_kv_heads) {
         return Err(unsupported(a));
     }
     let heads = Dim::Fixed(a.n_heads as u32);
-    if max_tokens == 1 && a.head_dim.is_multiple_of(4) {
+    if max_rows == 1 && a.head_dim.is_multiple_of(4) {
         let (split_y, split_flags, scratch) = splits(a, false);
         let mut b = vec![Bind::Tensor(x.q)];
         b.extend([Bind::Dummy; 5]);

@@ -2,25 +2,25 @@
 //! decoder layer's decode step in one dispatch, its three phases (q / k / v, attention + o_proj
 //! partial rows, the MLP) separated by grid barriers.
 
-use super::dispatch::{bytes, Bind, Dim, DispatchSpec, Grid};
 use super::dispatch_attention::{split_most, SPLIT_MIN_LOG2};
 use super::dispatch_partials::{check_words, int4, qkv_attention, MAX_K};
+use super::dispatch_spec::{bytes, Bind, Dim, DispatchSpec, Grid};
 use super::ir::{DecodeLayer, Graph};
 use crate::gpu::params::{self, attn_decode, fused};
 use crate::gpu::KernelId;
 
 /// The most workgroups the kernel's grid may hold: every one must be resident at once (the grid
 /// barrier waits for all), so the grid stays within what a split attention dispatch runs.
-pub const MAX_WORKGROUPS: u32 = super::dispatch::SPLIT_MAX_WORKGROUPS;
+pub const MAX_WORKGROUPS: u32 = super::dispatch_spec::SPLIT_MAX_WORKGROUPS;
 
 /// `Op::DecodeLayer`. The shapes: K (the hidden width) at most 1024 and a multiple of 32, q / k / v
 /// widths and the intermediate width multiples of 32, one scale group for every matrix, both norms
 /// with one eps and one weight form, heads of a multiple of 32 lanes.
-pub fn decode_layer(graph: &Graph, l: &DecodeLayer, max_tokens: usize, index: usize) -> Result<DispatchSpec, String> {
+pub fn decode_layer(graph: &Graph, l: &DecodeLayer, max_rows: usize, index: usize) -> Result<DispatchSpec, String> {
     let (f, a, m) = (&l.qkv, &l.attn, &l.mlp);
     let s = a.attrs;
     let k = graph.width(f.x);
-    let qa = qkv_attention(f, a, k, max_tokens)?;
+    let qa = qkv_attention(f, a, k, max_rows)?;
     let [mq, mk, mv] = f.mats[..] else { unreachable!("three outputs") };
     let (n1, Some(n2)) = (qa.norm, &m.norm) else { return Err("the MLP has no norm prologue".into()) };
     if n1.eps != n2.eps || n1.add_unit != n2.add_unit {
@@ -55,7 +55,7 @@ pub fn decode_layer(graph: &Graph, l: &DecodeLayer, max_tokens: usize, index: us
     if (mpi.partials, mpi.words, mpi.resid) != (l.o_partials, qw / 32, f.x) {
         return Err("the MLP's partial rows are not this attention's o_proj rows over the layer's input".into());
     }
-    check_words(graph, mpi, k, max_tokens)?;
+    check_words(graph, mpi, k, max_rows)?;
     if graph.width(m.partials) != (inter / 32) * k || graph.width(m.x) != k {
         return Err(format!("the MLP's partials are not {} rows of {k}", inter / 32));
     }
@@ -76,7 +76,7 @@ pub fn decode_layer(graph: &Graph, l: &DecodeLayer, max_tokens: usize, index: us
     }
     let (x, resid1, in_words) = match &f.partials_in {
         Some(pi) => {
-            check_words(graph, pi, k, max_tokens)?;
+            check_words(graph, pi, k, max_rows)?;
             (Bind::Tensor(pi.partials), Bind::Tensor(pi.resid), pi.words)
         }
         None => (Bind::Dummy, Bind::Dummy, 0),

@@ -2,17 +2,17 @@
 //! and streaming entry points, `matvec_fused_int4.wgsl`, `matvec_fused_split_int4.wgsl`) and the
 //! fused matvec's prologue / epilogue bindings.
 
-use super::dispatch::{bound, bytes, rows_of, Bind, Dim, DispatchSpec, Grid};
 use super::dispatch_partials as partials;
+use super::dispatch_spec::{bound, bytes, rows_of, Bind, Dim, DispatchSpec, Grid};
 use super::ir::{DeviceTensor, Epilogue, FusedMatvec, Graph, TensorId};
 use crate::gpu::params;
 use crate::gpu::KernelId;
 
 /// A fused matvec (norm / gate prologue, up to four matrices, residual / SwiGLU / split epilogues,
 /// partial rows in).
-pub(super) fn fused(graph: &Graph, f: &FusedMatvec, index: usize, max_tokens: usize) -> Result<DispatchSpec, String> {
+pub(super) fn fused(graph: &Graph, f: &FusedMatvec, index: usize, max_rows: usize) -> Result<DispatchSpec, String> {
     let k = graph.width(f.x);
-    if let Some(spec) = plain_stream(graph, f, index, k, max_tokens) {
+    if let Some(spec) = plain_stream(graph, f, index, k, max_rows) {
         return Ok(spec);
     }
     let mut p = params::FusedMatvecParams { k: k as u32, ..Default::default() };
@@ -98,7 +98,7 @@ pub(super) fn fused(graph: &Graph, f: &FusedMatvec, index: usize, max_tokens: us
             }
         }
     }
-    // The fourth matrix's bindings come last (the kernel grew them after the first three).
+    // The fourth matrix's bindings come last (bindings 17-19), so the three-matrix layout keeps its numbers.
     match f.mats.get(3) {
         Some(m) => b.extend([Bind::Q(m.w), Bind::Sm(m.w), Bind::Tensor(m.out)]),
         None => b.extend([Bind::Dummy, Bind::Dummy, Bind::DummyOut]),
@@ -110,7 +110,7 @@ pub(super) fn fused(graph: &Graph, f: &FusedMatvec, index: usize, max_tokens: us
     let swiglu = matches!(f.epilogue, Epilogue::SwiGlu { .. });
     let mut per_wg = if swiglu { cols_per_wg / 2 } else { cols_per_wg };
     if !swiglu && f.partials_in.is_none() {
-        let (wide, slots) = wide_layout(cols as usize, k, max_tokens);
+        let (wide, slots) = wide_layout(cols as usize, k, max_rows);
         p.flags |= wide;
         per_wg *= slots;
     }
@@ -122,7 +122,7 @@ pub(super) fn fused(graph: &Graph, f: &FusedMatvec, index: usize, max_tokens: us
     match &f.partials_in {
         Some(pi) => {
             let resid = matches!(f.epilogue, Epilogue::Residual(_));
-            partials::matvec_partials_in(graph, pi, f.x, f.mats.len(), resid, max_tokens, fused)
+            partials::matvec_partials_in(graph, pi, f.x, f.mats.len(), resid, max_rows, fused)
         }
         None => Ok(fused),
     }
@@ -149,8 +149,8 @@ fn k_split_layout(k: usize) -> (u32, u32) {
 /// `eaf445f`), 896 and 1024 x 151936 went from 1443-1717 to 1685-1957 GB/s in fresh processes
 /// (A/B on the same machine); four slots measured slower, and at K 2048 and 4096, where each lane group
 /// already takes two steps with the next one's loads in flight, two slots measured no gain.
-fn wide_layout(cols: usize, k: usize, max_tokens: usize) -> (u32, u32) {
-    if max_tokens == 1 && cols >= WIDE_MIN_COLS && k <= 1024 {
+fn wide_layout(cols: usize, k: usize, max_rows: usize) -> (u32, u32) {
+    if max_rows == 1 && cols >= WIDE_MIN_COLS && k <= 1024 {
         return (params::fused::WIDE, 2);
     }
     (0, 1)
@@ -163,9 +163,9 @@ fn wide_layout(cols: usize, k: usize, max_tokens: usize) -> (u32, u32) {
 /// columns it beat the WIDE (K <= 1024) and K-split (K > 2048) layouts: K 896 1811-1868 ->
 /// 1873-2052, 1024 1833-1860 -> 2104-2163, 2048 1749-1907 -> 2004-2175, 4096 1676-1889 ->
 /// 2068-2231 GB/s.
-fn stream_grid(cols: usize, max_tokens: usize) -> Option<u32> {
+fn stream_grid(cols: usize, max_rows: usize) -> Option<u32> {
     let blocks = (cols as u32).div_ceil(FUSED_COLS);
-    (max_tokens == 1 && cols >= STREAM_MIN_COLS).then(|| blocks.div_ceil(STREAM_BLOCKS))
+    (max_rows == 1 && cols >= STREAM_MIN_COLS).then(|| blocks.div_ceil(STREAM_BLOCKS))
 }
 
 /// Fewest columns for the streaming layout: 49152 columns are 256 workgroups of six blocks. At
@@ -181,7 +181,7 @@ const STREAM_BLOCKS: u32 = 6;
 /// A fused matvec with nothing fused (one matrix, no prologue, no epilogue but its bias) over
 /// enough columns for the streaming layout, as the plain matvec in that layout: the lm_head once
 /// the final norm has been fused into the add before it.
-fn plain_stream(graph: &Graph, f: &FusedMatvec, index: usize, k: usize, max_tokens: usize) -> Option<DispatchSpec> {
+fn plain_stream(graph: &Graph, f: &FusedMatvec, index: usize, k: usize, max_rows: usize) -> Option<DispatchSpec> {
     let [m] = f.mats[..] else { return None };
     let plain = f.norm.is_none() && f.gate.is_none() && f.partials_in.is_none();
     if !plain || !matches!(f.epilogue, Epilogue::None) {
@@ -189,8 +189,8 @@ fn plain_stream(graph: &Graph, f: &FusedMatvec, index: usize, k: usize, max_toke
     }
     match bound(graph, m.w) {
         Some(DeviceTensor::Int4 { rows, cols, group, .. }) if *cols == k && group % 32 == 0 => {
-            stream_grid(*rows, max_tokens)?;
-            Some(int4_matvec(index, f.x, m.w, m.bias, m.out, *rows, k, *group, false, max_tokens))
+            stream_grid(*rows, max_rows)?;
+            Some(int4_matvec(index, f.x, m.w, m.bias, m.out, *rows, k, *group, false, max_rows))
         }
         _ => None,
     }
@@ -215,7 +215,7 @@ pub(super) fn int4_matvec(
     k: usize,
     group: usize,
     last_row: bool,
-    max_tokens: usize,
+    max_rows: usize,
 ) -> DispatchSpec {
     let mut flags = 1 << 8;
     if bias.is_some() {
@@ -226,11 +226,11 @@ pub(super) fn int4_matvec(
     }
     // The streaming entry point walks its blocks itself, one row, each column's K in one lane group;
     // the plain one takes the K split and WIDE layouts.
-    let (kernel, grid) = match stream_grid(n, max_tokens) {
+    let (kernel, grid) = match stream_grid(n, max_rows) {
         Some(x) => (KernelId::MatvecInt4Stream, Grid { x: Dim::Fixed(x), y: Dim::Fixed(1) }),
         None => {
             let (split, cols_per_wg) = k_split_layout(k);
-            let (wide, slots) = wide_layout(n, k, max_tokens);
+            let (wide, slots) = wide_layout(n, k, max_rows);
             flags |= split | wide;
             let y = if last_row { Dim::Fixed(1) } else { FUSED_ROW_BLOCKS };
             (KernelId::MatvecInt4, Grid { x: Dim::Fixed((n as u32).div_ceil(cols_per_wg * slots)), y })

@@ -4,8 +4,8 @@
 //! fused matvec's prologue in the plain matvec's lane order (`PARTIALS_IN`), so the bits are the
 //! unfused plan's and the two projections cost no dispatch of their own.
 
-use super::dispatch::{bytes, Bind, Dim, DispatchSpec, Grid};
 use super::dispatch_attention as attention;
+use super::dispatch_spec::{bytes, Bind, Dim, DispatchSpec, Grid};
 use super::ir::{
     AttentionDecode, DeviceTensor, Epilogue, FusedMatvec, Graph, MlpPartials, NormPrologue, PartialsIn, PartialsNorm,
     Storage, TensorId,
@@ -29,8 +29,8 @@ pub(super) fn int4(graph: &Graph, t: TensorId) -> Result<(usize, usize, usize), 
 }
 
 /// Whether partial rows of a matvec over K words can meet in a consumer of width `k`.
-pub(super) fn check_words(graph: &Graph, pi: &PartialsIn, k: usize, max_tokens: usize) -> Result<(), String> {
-    if max_tokens != 1 {
+pub(super) fn check_words(graph: &Graph, pi: &PartialsIn, k: usize, max_rows: usize) -> Result<(), String> {
+    if max_rows != 1 {
         return Err("partial rows are summed in one-token plans only".into());
     }
     if k > MAX_K || !k.is_multiple_of(4) || pi.words == 0 || pi.words > 64 {
@@ -50,10 +50,10 @@ pub fn matvec_partials_in(
     x: TensorId,
     n_mats: usize,
     residual_epilogue: bool,
-    max_tokens: usize,
+    max_rows: usize,
     mut spec: DispatchSpec,
 ) -> Result<DispatchSpec, String> {
-    check_words(graph, pi, graph.width(x), max_tokens)?;
+    check_words(graph, pi, graph.width(x), max_rows)?;
     if n_mats > 3 || residual_epilogue || spec.kernel != KernelId::MatvecFusedInt4 {
         return Err("a PARTIALS_IN matvec has at most three matrices and no residual epilogue".into());
     }
@@ -68,7 +68,7 @@ pub fn matvec_partials_in(
 }
 
 /// `Op::MlpPartials`: `matvec_mlp_int4.wgsl`.
-pub fn mlp(graph: &Graph, m: &MlpPartials, max_tokens: usize, index: usize) -> Result<DispatchSpec, String> {
+pub fn mlp(graph: &Graph, m: &MlpPartials, max_rows: usize, index: usize) -> Result<DispatchSpec, String> {
     let k = graph.width(m.x);
     let (n_gate, kg, group) = int4(graph, m.gate)?;
     let (n_up, ku, gu) = int4(graph, m.up)?;
@@ -78,7 +78,7 @@ pub fn mlp(graph: &Graph, m: &MlpPartials, max_tokens: usize, index: usize) -> R
             "gate [{n_gate}, {kg}], up [{n_up}, {ku}], down [{n_out}, {kd}] do not chain from x ({k})"
         ));
     }
-    if max_tokens != 1 || k > MAX_K || n_gate % 32 != 0 || n_gate > MAX_K || n_out % 4 != 0 {
+    if max_rows != 1 || k > MAX_K || n_gate % 32 != 0 || n_gate > MAX_K || n_out % 4 != 0 {
         return Err(format!("intermediate {n_gate} / input {k} / output {n_out} unsupported (one token)"));
     }
     if graph.width(m.partials) != (n_gate / 32) * n_out {
@@ -107,7 +107,7 @@ pub fn mlp(graph: &Graph, m: &MlpPartials, max_tokens: usize, index: usize) -> R
     }
     b.extend([Bind::Tensor(m.partials), Bind::DummyOut]);
     if let Some(pi) = &m.partials_in {
-        check_words(graph, pi, k, max_tokens)?;
+        check_words(graph, pi, k, max_rows)?;
         p.flags |= fused::PARTIALS_IN | (pi.words as u32) << fused::PARTIALS_SHIFT;
         b[0] = Bind::Tensor(pi.partials);
         b[2] = Bind::Tensor(pi.resid);
@@ -125,9 +125,9 @@ pub fn mlp(graph: &Graph, m: &MlpPartials, max_tokens: usize, index: usize) -> R
 }
 
 /// `Op::PartialsNorm`: `partials_norm.wgsl`, one workgroup.
-pub fn partials_norm(graph: &Graph, n: &PartialsNorm, max_tokens: usize, index: usize) -> Result<DispatchSpec, String> {
+pub fn partials_norm(graph: &Graph, n: &PartialsNorm, max_rows: usize, index: usize) -> Result<DispatchSpec, String> {
     let (pi, k) = (&n.partials_in, graph.width(n.sum));
-    check_words(graph, pi, k, max_tokens)?;
+    check_words(graph, pi, k, max_rows)?;
     if graph.width(n.out) != k || graph.width(n.weight) != k {
         return Err(format!("sum, out and weight are not all {k} wide"));
     }
@@ -198,7 +198,7 @@ pub(super) fn qkv_attention<'a>(
     f: &'a FusedMatvec,
     a: &AttentionDecode,
     k: usize,
-    max_tokens: usize,
+    max_rows: usize,
 ) -> Result<QkvAttention<'a>, String> {
     let s = a.attrs;
     let outs: Vec<TensorId> = f.mats.iter().map(|m| m.out).collect();
@@ -209,7 +209,7 @@ pub(super) fn qkv_attention<'a>(
     if f.gate.is_some() || f.epilogue != Epilogue::None {
         return Err("the q / k / v matvec has a gate prologue or an epilogue".into());
     }
-    if max_tokens != 1 || k > QKV_MAX_K || !k.is_multiple_of(32) {
+    if max_rows != 1 || k > QKV_MAX_K || !k.is_multiple_of(32) {
         return Err(format!("input width {k} (a multiple of 32, at most {QKV_MAX_K}, one token)"));
     }
     if !s.head_dim.is_multiple_of(32)
@@ -244,12 +244,12 @@ pub fn attention_qkv(
     a: &AttentionDecode,
     o_proj: TensorId,
     partials: TensorId,
-    max_tokens: usize,
+    max_rows: usize,
     index: usize,
 ) -> Result<DispatchSpec, String> {
     let s = a.attrs;
     let k = graph.width(f.x);
-    let qa = qkv_attention(f, a, k, max_tokens)?;
+    let qa = qkv_attention(f, a, k, max_rows)?;
     let [mq, mk, mv] = f.mats[..] else { unreachable!("three outputs") };
     let (nq, kq, group) = int4(graph, mq.w)?;
     let (nk, kk, gk) = int4(graph, mk.w)?;
@@ -269,7 +269,7 @@ pub fn attention_qkv(
     let mut b = vec![Bind::Tensor(f.x), Bind::Tensor(norm.weight), Bind::Dummy];
     let mut x_out = Bind::DummyOut;
     if let Some(pi) = &f.partials_in {
-        check_words(graph, pi, k, max_tokens)?;
+        check_words(graph, pi, k, max_rows)?;
         flags |= fused::PARTIALS_IN | (pi.words as u32) << fused::PARTIALS_SHIFT;
         b[0] = Bind::Tensor(pi.partials);
         b[2] = Bind::Tensor(pi.resid);

@@ -30,8 +30,11 @@ pub const TOKEN_LOG_LEN: usize = 256;
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PlanOptions {
-    /// Most tokens one step may carry (1 for a decode plan).
-    pub max_tokens: usize,
+    /// Most activation rows one step may carry: the size `Rows::Tokens` activations are allocated
+    /// for and the largest `n_tokens` a step may set. A prefill chunk's tokens, a batched decode
+    /// step's sequences (one row each), or 1 for a single-sequence decode plan (which also picks the
+    /// one-row kernels). Not a budget of generated tokens.
+    pub max_rows: usize,
     /// A lower cap than the device's on storage buffers per dispatch
     /// (`FusionConfig::max_storage_buffers`): kernel choices respect it too.
     pub max_storage_buffers: Option<u32>,
@@ -60,7 +63,8 @@ pub struct Plan {
     /// The split scratch every dispatch that asks for one shares (`Bind::Scratch`).
     pub(super) scratch: wgpu::Buffer,
     pub(super) dispatches: Vec<Dispatch>,
-    pub max_tokens: usize,
+    /// `PlanOptions::max_rows`: most activation rows a step may carry.
+    pub max_rows: usize,
     /// The cache length after the step set last (`set_step`): grids that follow the context
     /// (`Dim::KvSplits`) are sized from it when the step is encoded.
     kv_len: AtomicU32,
@@ -74,14 +78,14 @@ pub struct Plan {
 /// on a uniform read (a round trip on the critical path of a latency-bound kernel).
 /// Every K is specialized (K = 4096 x 151936 on the H200: 1831-2080 GB/s specialized,
 /// 1604-1708 generic; commit `9ef35f5`).
-fn pipeline_key(gpu: &Gpu, spec: &DispatchSpec, max_tokens: usize) -> PipelineKey {
+fn pipeline_key(gpu: &Gpu, spec: &DispatchSpec, max_rows: usize) -> PipelineKey {
     let mut key = PipelineKey::new(spec.kernel, spec.flags);
     if gpu.shape_constants && spec.kernel.source().shape_constants {
         // The INT4 matvec's fields lead every such kernel's params (AttentionQkvParams adds the attention's).
         let p: FusedMatvecParams =
             bytemuck::pod_read_unaligned(&spec.params[..std::mem::size_of::<FusedMatvecParams>()]);
         key.dims = [p.k, p.n0, p.n1, p.n2, p.n3, p.group];
-        if max_tokens == 1 {
+        if max_rows == 1 {
             key.flags |= fused::ONE_TOKEN;
             // x and the norm weights requested with the first weights, not after the norm's
             // barriers: SmolLM2's qkv consumer 8.99 -> 7.56 us, generate loops +2-5% (H200, commit `eaf445f`).
@@ -96,8 +100,8 @@ fn pipeline_key(gpu: &Gpu, spec: &DispatchSpec, max_tokens: usize) -> PipelineKe
 impl Plan {
     pub fn new(gpu: &Arc<Gpu>, graph: Graph, opts: PlanOptions) -> Result<Plan, PlanError> {
         let limit = gpu.caps.max_storage_buffers_per_stage.min(opts.max_storage_buffers.unwrap_or(u32::MAX));
-        let specs = dispatch::select(&graph, opts.max_tokens, limit)?;
-        let assignment = alloc::assign(&graph, opts.max_tokens);
+        let specs = dispatch::select(&graph, opts.max_rows, limit)?;
+        let assignment = alloc::assign(&graph, opts.max_rows);
         let mut pool = Vec::with_capacity(assignment.slot_bytes.len());
         for (i, bytes) in assignment.slot_bytes.iter().enumerate() {
             gpu.check_binding(&format!("activation slot {i}"), *bytes)?;
@@ -140,7 +144,7 @@ impl Plan {
                 return Err(PlanError::StepWriter(spec.kernel.source().entry));
             }
             gpu.check_workgroup_memory(spec.kernel)?;
-            let pipeline = gpu.pipeline(pipeline_key(gpu, &spec, opts.max_tokens));
+            let pipeline = gpu.pipeline(pipeline_key(gpu, &spec, opts.max_rows));
             let layout = pipeline.get_bind_group_layout(0);
             let mut entries = vec![
                 wgpu::BindGroupEntry {
@@ -178,7 +182,7 @@ impl Plan {
             token_log,
             scratch,
             dispatches,
-            max_tokens: opts.max_tokens,
+            max_rows: opts.max_rows,
             kv_len: AtomicU32::new(1),
             rows_kv_len: AtomicU32::new(1),
         })
@@ -188,11 +192,7 @@ impl Plan {
     /// the Step buffer only where it will not already hold these values: after a one-token step
     /// whose last kernel moved the position on, the next position costs no write.
     pub fn set_step(&self, n_tokens: usize, pos0: usize) {
-        assert!(
-            n_tokens >= 1 && n_tokens <= self.max_tokens,
-            "step of {n_tokens} tokens in a plan of {}",
-            self.max_tokens
-        );
+        assert!(n_tokens >= 1 && n_tokens <= self.max_rows, "step of {n_tokens} tokens in a plan of {}", self.max_rows);
         let s = Step { n_tokens: n_tokens as u32, pos0: pos0 as u32, kv_len: (pos0 + n_tokens) as u32, probe: 0 };
         self.kv_len.store(s.kv_len, Ordering::Relaxed);
         let mut ahead = self.step_ahead.lock().unwrap();

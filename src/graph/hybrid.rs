@@ -1,102 +1,14 @@
 //! Ops of the hybrid recurrent families (Qwen3.5's Gated DeltaNet and gated
-//! attention): their typed attributes, the tensors they touch and their
-//! kernel selection, kept apart from the dense ops so families can be added
-//! without editing one long match.
+//! attention): their kernel selection, kept apart from the dense ops so families
+//! can be added without editing one long match. Their typed attributes live in
+//! ir.rs with every other op's (`Op` names them) and are re-exported here.
 
-use super::dispatch::{Bind, Dim, DispatchSpec, Grid, SelectError};
+use super::dispatch_spec::{Bind, Dim, DispatchSpec, Grid, SelectError};
 use super::ir::{DeviceTensor, Graph, Storage, TensorId};
 use crate::gpu::params;
 use crate::gpu::KernelId;
 
-/// Causal depthwise conv1d over time + SiLU; `state` is a ring of each channel's last
-/// `kernel` inputs (slot `pos % kernel` holds position `pos`), updated in place.
-#[derive(Debug, Clone, Copy, serde::Serialize)]
-pub struct CausalConv {
-    pub x: TensorId,
-    /// [channels, kernel] f32.
-    pub weight: TensorId,
-    /// [channels, kernel] f32 ring, read and written.
-    pub state: TensorId,
-    pub out: TensorId,
-    pub channels: usize,
-    pub kernel: usize,
-}
-
-/// A `CausalConv` folded into the decode `GatedDelta` that reads it (the `delta_conv` pass):
-/// the delta kernel convolves the channels it reads from the raw `qkv`.
-#[derive(Debug, Clone, Copy, serde::Serialize)]
-pub struct DeltaConv {
-    pub weight: TensorId,
-    pub state: TensorId,
-    pub kernel: usize,
-}
-
-#[derive(Debug, Clone, Copy, serde::Serialize)]
-pub struct DeltaShape {
-    pub k_heads: usize,
-    pub v_heads: usize,
-    pub dk: usize,
-    pub dv: usize,
-}
-
-/// The gated delta rule over the step's tokens (recurrent form), l2-normed q/k,
-/// beta = sigmoid(b), decay = exp(-exp(A_log) softplus(a + dt_bias)).
-#[derive(Debug, Clone, Copy, serde::Serialize)]
-pub struct GatedDelta {
-    /// Conv output rows [q | k | v] (with `conv`: its input rows).
-    pub qkv: TensorId,
-    pub a: TensorId,
-    pub b: TensorId,
-    pub a_log: TensorId,
-    pub dt_bias: TensorId,
-    /// [v_heads, dk, dv], read and written.
-    pub state: TensorId,
-    pub out: TensorId,
-    pub attrs: DeltaShape,
-    pub conv: Option<DeltaConv>,
-}
-
-/// `out = rmsnorm(x) * w * silu(z)` over rows of `dim`.
-#[derive(Debug, Clone, Copy, serde::Serialize)]
-pub struct RmsNormGated {
-    pub x: TensorId,
-    pub z: TensorId,
-    pub weight: TensorId,
-    pub out: TensorId,
-    pub dim: usize,
-    pub rows_per_token: usize,
-    pub eps: f32,
-}
-
-/// `out = x * sigmoid(gate)` (attention output gate).
-#[derive(Debug, Clone, Copy, serde::Serialize)]
-pub struct SigmoidGate {
-    pub x: TensorId,
-    pub gate: TensorId,
-    pub out: TensorId,
-}
-
-impl CausalConv {
-    pub fn reads(&self) -> Vec<TensorId> {
-        vec![self.x, self.weight, self.state]
-    }
-    pub fn writes(&self) -> Vec<TensorId> {
-        vec![self.state, self.out]
-    }
-}
-
-impl GatedDelta {
-    pub fn reads(&self) -> Vec<TensorId> {
-        let mut r = vec![self.qkv, self.a, self.b, self.a_log, self.dt_bias, self.state];
-        r.extend(self.conv.iter().flat_map(|c| [c.weight, c.state]));
-        r
-    }
-    pub fn writes(&self) -> Vec<TensorId> {
-        let mut w = vec![self.state, self.out];
-        w.extend(self.conv.map(|c| c.state));
-        w
-    }
-}
+pub use super::ir::{CausalConv, DeltaConv, DeltaShape, DualRmsNorm, GatedDelta, RmsNormGated, SigmoidGate};
 
 fn bytes<T: bytemuck::Pod>(v: T) -> Vec<u8> {
     bytemuck::bytes_of(&v).to_vec()
@@ -137,12 +49,7 @@ pub fn select_conv(graph: &Graph, index: usize, c: &CausalConv) -> Result<Dispat
 }
 
 /// Decode plans (one token) run the recurrent kernel; prefill plans the chunked one.
-pub fn select_delta(
-    graph: &Graph,
-    index: usize,
-    d: &GatedDelta,
-    max_tokens: usize,
-) -> Result<DispatchSpec, SelectError> {
+pub fn select_delta(graph: &Graph, index: usize, d: &GatedDelta, max_rows: usize) -> Result<DispatchSpec, SelectError> {
     let err = |msg: String| SelectError::Shape { index, op: "gated_delta", msg };
     let s = d.attrs;
     if s.k_heads == 0 || !s.v_heads.is_multiple_of(s.k_heads) || s.dk > 256 || s.dk == 0 || s.dv == 0 {
@@ -160,7 +67,7 @@ pub fn select_delta(
     let p =
         params::DeltaParams { k_heads: s.k_heads as u32, v_heads: s.v_heads as u32, dk: s.dk as u32, dv: s.dv as u32 };
     let b = [d.qkv, d.a, d.b, d.a_log, d.dt_bias, d.state, d.out].map(Bind::Tensor).to_vec();
-    if max_tokens > 1 {
+    if max_rows > 1 {
         if d.conv.is_some() {
             // gated_delta_conv.wgsl reads the window from the ring alone: one token per step.
             return Err(err("a fused conv needs a one-token (decode) plan".into()));
@@ -208,22 +115,6 @@ pub fn select_sigmoid_gate(graph: &Graph, index: usize, s: &SigmoidGate) -> Resu
     let p = params::EltwiseParams { width: w as u32, ..Default::default() };
     let grid = Grid { x: Dim::Fixed(w.div_ceil(256) as u32), y: Dim::TOKENS };
     Ok(spec(KernelId::SigmoidGate, index, bytes(p), [s.x, s.gate, s.out].map(Bind::Tensor).to_vec(), grid))
-}
-
-/// Two per-head RMSNorms (q and k) of one token in one dispatch.
-#[derive(Debug, Clone, Copy, serde::Serialize)]
-pub struct DualRmsNorm {
-    pub q: TensorId,
-    pub q_weight: TensorId,
-    pub q_out: TensorId,
-    pub q_rows: usize,
-    pub k: TensorId,
-    pub k_weight: TensorId,
-    pub k_out: TensorId,
-    pub k_rows: usize,
-    pub dim: usize,
-    pub eps: f32,
-    pub add_unit: bool,
 }
 
 pub fn select_dual_norm(graph: &Graph, index: usize, n: &DualRmsNorm) -> Result<DispatchSpec, SelectError> {

@@ -128,15 +128,15 @@ pub enum Op {
     /// Decode attention fused with q/k norms, rope and the KV append.
     AttentionDecode(AttentionDecode),
     /// Causal depthwise conv1d + SiLU with a rolling state (Gated DeltaNet).
-    CausalConv(super::hybrid::CausalConv),
+    CausalConv(CausalConv),
     /// Gated delta rule over the step's tokens, per-head state kept on the GPU.
-    GatedDelta(super::hybrid::GatedDelta),
+    GatedDelta(GatedDelta),
     /// `rmsnorm(x) * w * silu(z)`.
-    RmsNormGated(super::hybrid::RmsNormGated),
+    RmsNormGated(RmsNormGated),
     /// `x * sigmoid(gate)`.
-    SigmoidGate(super::hybrid::SigmoidGate),
+    SigmoidGate(SigmoidGate),
     /// Per-head q and k RMSNorms in one dispatch (fusion pass).
-    DualRmsNorm(super::hybrid::DualRmsNorm),
+    DualRmsNorm(DualRmsNorm),
     /// Batched decode attention: `AttentionDecode` for every activation row, row r being the new token of
     /// the sequence in KV slot `rows[2r]` at position `rows[2r + 1]`; the caches hold one
     /// [n_kv_heads, max_seq, head_dim] region per slot.
@@ -311,6 +311,115 @@ pub struct AttnShape {
     pub n_kv_heads: usize,
     pub head_dim: usize,
     pub max_seq: usize,
+}
+
+// Ops of the hybrid recurrent families (Qwen3.5's Gated DeltaNet and gated attention); their kernel
+// selection is in hybrid.rs.
+
+/// Causal depthwise conv1d over time + SiLU; `state` is a ring of each channel's last
+/// `kernel` inputs (slot `pos % kernel` holds position `pos`), updated in place.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct CausalConv {
+    pub x: TensorId,
+    /// [channels, kernel] f32.
+    pub weight: TensorId,
+    /// [channels, kernel] f32 ring, read and written.
+    pub state: TensorId,
+    pub out: TensorId,
+    pub channels: usize,
+    pub kernel: usize,
+}
+
+/// A `CausalConv` folded into the decode `GatedDelta` that reads it (the `delta_conv` pass):
+/// the delta kernel convolves the channels it reads from the raw `qkv`.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct DeltaConv {
+    pub weight: TensorId,
+    pub state: TensorId,
+    pub kernel: usize,
+}
+
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct DeltaShape {
+    pub k_heads: usize,
+    pub v_heads: usize,
+    pub dk: usize,
+    pub dv: usize,
+}
+
+/// The gated delta rule over the step's tokens (recurrent form), l2-normed q/k,
+/// beta = sigmoid(b), decay = exp(-exp(A_log) softplus(a + dt_bias)).
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct GatedDelta {
+    /// Conv output rows [q | k | v] (with `conv`: its input rows).
+    pub qkv: TensorId,
+    pub a: TensorId,
+    pub b: TensorId,
+    pub a_log: TensorId,
+    pub dt_bias: TensorId,
+    /// [v_heads, dk, dv], read and written.
+    pub state: TensorId,
+    pub out: TensorId,
+    pub attrs: DeltaShape,
+    pub conv: Option<DeltaConv>,
+}
+
+/// `out = rmsnorm(x) * w * silu(z)` over rows of `dim`.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct RmsNormGated {
+    pub x: TensorId,
+    pub z: TensorId,
+    pub weight: TensorId,
+    pub out: TensorId,
+    pub dim: usize,
+    pub rows_per_token: usize,
+    pub eps: f32,
+}
+
+/// `out = x * sigmoid(gate)` (attention output gate).
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct SigmoidGate {
+    pub x: TensorId,
+    pub gate: TensorId,
+    pub out: TensorId,
+}
+
+impl CausalConv {
+    pub fn reads(&self) -> Vec<TensorId> {
+        vec![self.x, self.weight, self.state]
+    }
+    pub fn writes(&self) -> Vec<TensorId> {
+        vec![self.state, self.out]
+    }
+}
+
+impl GatedDelta {
+    pub fn reads(&self) -> Vec<TensorId> {
+        let mut r = vec![self.qkv, self.a, self.b, self.a_log, self.dt_bias, self.state];
+        r.extend(self.conv.iter().flat_map(|c| [c.weight, c.state]));
+        r
+    }
+    pub fn writes(&self) -> Vec<TensorId> {
+        let mut w = vec![self.state, self.out];
+        w.extend(self.conv.map(|c| c.state));
+        w
+    }
+}
+
+/// Two per-head RMSNorms (q and k) of one token in one dispatch.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct DualRmsNorm {
+    pub q: TensorId,
+    pub q_weight: TensorId,
+    pub q_out: TensorId,
+    pub q_rows: usize,
+    pub k: TensorId,
+    pub k_weight: TensorId,
+    pub k_out: TensorId,
+    pub k_rows: usize,
+    pub dim: usize,
+    pub eps: f32,
+    pub add_unit: bool,
 }
 
 impl Op {

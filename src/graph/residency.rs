@@ -4,7 +4,7 @@
 //! workgroup memory, which wgpu does not report. So each such pipeline runs grid_sync.wgsl's
 //! residency check itself (`Step::probe`, the kernel does no work then) at the largest grid the
 //! plan can give it. A grid that is not resident would make every barrier wait out its polls and
-//! give wrong numbers; the session then plans without grid barriers (engine/session.rs).
+//! give wrong numbers; the session then plans without grid barriers (models/llm/session.rs).
 
 use std::sync::Arc;
 

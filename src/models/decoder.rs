@@ -1,13 +1,15 @@
 //! What every decoder-only text family gives the engine: a per-sequence state
 //! layout and a graph builder for prefill and decode. A family lives in its own
-//! folder (llama/, qwen3_5/, lfm2/, ...) and registers its `architectures`
-//! names in `models::TEXT_ARCHITECTURES`.
+//! folder (llama/, qwen3_5/, lfm2/, ...), builds on `models::text_base` (the config,
+//! weights, state and graph pieces the families share) and registers its
+//! `architectures` names in `models::registry::TEXT_ARCHITECTURES`.
 
 use std::path::Path;
 use std::sync::Arc;
 
 use crate::gpu::Gpu;
 use crate::graph::{DeviceTensor, Graph, TensorId};
+use crate::models::text_config::TextConfig;
 use crate::models::ModelError;
 use crate::weights::{TensorSource, WeightFormat};
 
@@ -80,12 +82,24 @@ pub struct Built {
 pub trait TextArch: Send + Sync {
     /// The family's name, for logs and errors.
     fn family(&self) -> &'static str;
-    fn vocab(&self) -> usize;
-    fn layers(&self) -> usize;
+    /// The hyper-parameters every family has.
+    fn config(&self) -> &TextConfig;
+    fn vocab(&self) -> usize {
+        self.config().vocab
+    }
+    fn layers(&self) -> usize {
+        self.config().layers
+    }
     /// The model's own context limit (max_position_embeddings).
-    fn max_positions(&self) -> usize;
-    fn eos(&self) -> &[u32];
-    fn bos(&self) -> Option<u32>;
+    fn max_positions(&self) -> usize {
+        self.config().max_pos
+    }
+    fn eos(&self) -> &[u32] {
+        &self.config().eos
+    }
+    fn bos(&self) -> Option<u32> {
+        self.config().bos
+    }
     /// Bytes of weights one decode step reads.
     fn weight_bytes(&self) -> u64;
     /// Allocates one sequence's state (KV caches, recurrent state, rope table) for `max_seq` tokens.

@@ -1,58 +1,31 @@
-//! Model families. Each folder mirrors one transformers architecture family:
-//! its config.json names, its weight names, and a graph builder.
+//! Model families behind three interfaces the worker sees: a text model (`llm`, over the
+//! decoder-only families' `decoder::TextArch`), a transcriber (`speech::SpeechModel`) and a voice
+//! (`voice::Voice`). Each family lives in one folder, mirroring its reference implementation's
+//! config and weight names, and is registered in one place: `registry.rs`.
 
 pub mod dac;
 pub mod decoder;
 pub mod lfm2;
-pub mod llm;
 pub mod llama;
+pub mod llm;
 pub mod moonshine;
 pub mod outetts;
 pub mod piper;
 pub mod qwen3_5;
+pub mod registry;
 pub mod rope;
 pub mod speech;
+pub mod speech_runner;
+pub mod text_base;
+pub mod text_config;
+pub mod voice;
 pub mod whisper;
 
 pub use decoder::{ArchLoader, TextArch};
 
-/// transformers `architectures` names of the decoder-only text families, and their loaders.
-pub const TEXT_ARCHITECTURES: &[(&str, ArchLoader)] = &[
-    ("LlamaForCausalLM", llama::arch::load),
-    ("MistralForCausalLM", llama::arch::load),
-    ("Qwen2ForCausalLM", llama::arch::load),
-    ("Qwen3ForCausalLM", llama::arch::load),
-    ("Lfm2ForCausalLM", lfm2::arch::load),
-    ("Qwen3_5ForCausalLM", qwen3_5::arch::load),
-    ("Qwen3_5ForConditionalGeneration", qwen3_5::arch::load),
-];
-
-#[derive(serde::Deserialize)]
-struct ArchitecturesOnly {
-    #[serde(default)]
-    architectures: Vec<String>,
-}
-
-/// Loads the text family a config.json names.
-pub fn load_text_arch(
-    gpu: &crate::gpu::Gpu,
-    config_path: &Path,
-    src: &dyn crate::weights::TensorSource,
-    format: crate::weights::WeightFormat,
-) -> Result<Box<dyn TextArch>, ModelError> {
-    let names: ArchitecturesOnly = read_json(config_path)?;
-    let arch = names.architectures.first().cloned().unwrap_or_default();
-    let loader = TEXT_ARCHITECTURES.iter().find(|(a, _)| *a == arch).map(|(_, l)| *l).ok_or_else(|| {
-        ModelError::UnknownArchitecture {
-            arch: arch.clone(),
-            path: config_path.to_path_buf(),
-            supported: TEXT_ARCHITECTURES.iter().map(|(a, _)| *a).collect::<Vec<_>>().join(", "),
-        }
-    })?;
-    loader(gpu, config_path, src, format)
-}
-
 use std::path::{Path, PathBuf};
+
+pub use registry::{load_transcriber, load_voice};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {

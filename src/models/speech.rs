@@ -7,6 +7,10 @@ use std::ops::ControlFlow;
 
 use super::ModelError;
 
+/// The transcript's plain data types live in the text layer (`text::transcript`), which renders them
+/// too (`text::subtitles`); here under their old path.
+pub use crate::text::transcript::{Segment, Transcript, Word};
+
 /// What a caller may ask of a transcription.
 #[derive(Debug, Clone, Default)]
 pub struct TranscribeOptions {
@@ -20,65 +24,6 @@ pub struct TranscribeOptions {
     pub seed: Option<u64>,
     /// Also time each word (OpenAI's timestamp_granularities[]=word).
     pub word_timestamps: bool,
-}
-
-/// One word and its time in seconds (OpenAI's verbose_json `words`).
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Word {
-    pub word: String,
-    pub start: f64,
-    pub end: f64,
-}
-
-/// One timed piece of the transcript (OpenAI's verbose_json segment).
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Segment {
-    pub id: usize,
-    /// Window start, in mel frames (10 ms each), as OpenAI reports it.
-    pub seek: usize,
-    pub start: f64,
-    pub end: f64,
-    pub text: String,
-    pub tokens: Vec<u32>,
-    pub temperature: f32,
-    pub avg_logprob: f64,
-    pub compression_ratio: f64,
-    pub no_speech_prob: f64,
-    /// The segment's words when word timestamps were asked for (reported at
-    /// the top level of verbose_json, as OpenAI does).
-    #[serde(skip)]
-    pub words: Vec<Word>,
-}
-
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Transcript {
-    pub text: String,
-    pub language: String,
-    /// Seconds of audio.
-    pub duration: f64,
-    pub segments: Vec<Segment>,
-}
-
-impl Transcript {
-    /// Every segment's words in order.
-    pub fn words(&self) -> Vec<Word> {
-        self.segments.iter().flat_map(|s| s.words.iter().cloned()).collect()
-    }
-
-    /// OpenAI's verbose_json body (without usage); `words` at the top level when asked for.
-    pub fn verbose_json(&self, words: bool) -> serde_json::Value {
-        let mut v = serde_json::json!({
-            "task": "transcribe",
-            "language": self.language,
-            "duration": self.duration,
-            "text": self.text,
-            "segments": self.segments,
-        });
-        if words {
-            v["words"] = serde_json::json!(self.words());
-        }
-        v
-    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -121,25 +66,6 @@ pub trait SpeechModel: Send {
     /// Whether `TranscribeOptions::word_timestamps` is honoured.
     fn word_timestamps(&self) -> bool {
         false
-    }
-}
-
-/// Loads the speech model in `dir` by its config.json `model_type`.
-pub fn load(gpu: &std::sync::Arc<crate::gpu::Gpu>, dir: &std::path::Path) -> Result<Box<dyn SpeechModel>, ModelError> {
-    #[derive(serde::Deserialize)]
-    struct Head {
-        model_type: Option<String>,
-    }
-    let path = dir.join("config.json");
-    let head: Head = super::read_json(&path)?;
-    match head.model_type.as_deref() {
-        Some("whisper") => Ok(Box::new(super::whisper::WhisperTranscriber::load(gpu, dir)?)),
-        Some("moonshine") => Ok(Box::new(super::moonshine::MoonshineTranscriber::load(gpu, dir)?)),
-        other => Err(ModelError::UnknownArchitecture {
-            arch: other.unwrap_or("(none)").to_string(),
-            path,
-            supported: "whisper, moonshine".into(),
-        }),
     }
 }
 

@@ -121,6 +121,26 @@ impl Recorder {
         }
     }
 
+    /// [`Recorder::dispatch`] for kernels that declare their buffers in order after the two
+    /// uniforms (the conv family, Snake, the VITS kernels): `buffers` at bindings 2, 3, ...
+    pub fn dispatch_in_order<P: bytemuck::Pod>(
+        &mut self,
+        kernel: KernelId,
+        params: &P,
+        n_tokens: usize,
+        buffers: &[&wgpu::Buffer],
+        grid: (u32, u32),
+    ) {
+        let binds: Vec<(u32, &wgpu::Buffer)> = (2..).zip(buffers.iter().copied()).collect();
+        self.dispatch(kernel, 0, params, n_tokens, &binds, grid);
+    }
+
+    /// Compiles `kernel`'s pipeline now (the device caches it): layers built at load call this so
+    /// that the first request does not wait for the shader compiler.
+    pub fn precompile(gpu: &Gpu, kernel: KernelId) {
+        gpu.pipeline(PipelineKey::new(kernel, 0));
+    }
+
     /// A software adapter (lavapipe): some ops pick kernels that suit SIMD-on-CPU execution.
     pub fn cpu_adapter(&self) -> bool {
         self.gpu.caps.device_type == "Cpu"

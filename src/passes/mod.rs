@@ -33,9 +33,9 @@ use crate::graph::ir::{Graph, Op, Storage, TensorId};
 pub struct FusionConfig {
     pub attention_decode: bool,
     pub shared_input_matvec: bool,
-    /// RMSNorm as the prologue of the one matvec reading it. On by default: the seed
-    /// engine kept it opt-in (its norm recomputed per workgroup was slower on wide
-    /// projections), but this matvec reads all of x per workgroup anyway; measured on the
+    /// RMSNorm as the prologue of the one matvec reading it. On by default: the norm is
+    /// recomputed per workgroup, which would cost on wide projections, but this matvec reads
+    /// all of x per workgroup anyway; measured on the
     /// H200 (commit `745253e`): SmolLM2 610 -> 678 tok/s, LFM2 699 -> 785, Qwen2.5
     /// 598 -> 619, Qwen3.5 335 -> 331 (within noise), and a dense layer at 5 dispatches.
     pub norm_matvec: bool,
@@ -66,7 +66,7 @@ pub struct FusionConfig {
     /// (`PassLimits::grid_barrier`), and the session checks that the kernel's own largest grid is
     /// resident at once (graph/residency.rs), planning without it otherwise. A grid that stops being
     /// resident mid-run (another process on the GPU) makes a barrier give up its wait and mark the
-    /// failure word; the session then plans without it and recomputes (engine/session.rs). It reads
+    /// failure word; the session then plans without it and recomputes (models/llm/session.rs). It reads
     /// what other workgroups publish from @coherent bindings. On by default: on the H200 SmolLM2's generate loop runs a median of
     /// 1425 tok/s with it (10 runs, 1339-1434; 35 dispatches a token) against 1113 without (95),
     /// in one process (BENCHMARKS.md). It fires where the partial-row passes did

@@ -1,6 +1,10 @@
 //! A whole Llama-family forward pass on the CPU from the reference ops, over
 //! exactly the weights the GPU uses (INT4 groups dequantized): the oracle for
 //! real-weight models.
+//!
+//! It reads a model family's config (`models::llama`) and the weights layer: `reference` sits at the
+//! edge with `bench` and `cli`, where tests use it and nothing on the serving path does
+//! (tests/layering.rs).
 
 use super::{add, attention, embed, matmul, rmsnorm, rope, swiglu, KvCache};
 use crate::models::llama::LlamaConfig;

@@ -1,5 +1,5 @@
-//! The axum application: shared state, the router with its tower layers, and
-//! starting / stopping the server together with the GPU worker.
+//! The axum application: the router with its tower layers, and starting / stopping the
+//! server together with the GPU worker. The state the handlers share is state.rs's.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -19,38 +19,12 @@ use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
 use super::auth::{require_api_key, ApiKey};
-use super::error::{not_found, openai_error_shape, ApiError};
+use super::error::{not_found, openai_error_shape};
 use super::routes;
 use crate::config::{Limits, ServeConfig};
-use crate::worker::{Metrics, ModelEntry, Registry, WorkerHandle};
+use crate::worker::{Metrics, WorkerHandle};
 
-pub struct AppState {
-    pub worker: WorkerHandle,
-    pub limits: Limits,
-}
-
-/// A loaded model, kept alive by the registry it belongs to.
-#[derive(Clone)]
-pub struct ModelRef {
-    registry: Arc<Registry>,
-    index: usize,
-}
-
-impl ModelRef {
-    pub fn entry(&self) -> &ModelEntry {
-        &self.registry.models[self.index]
-    }
-}
-
-impl AppState {
-    /// The loaded model called `id`.
-    pub fn model(&self, id: &str) -> Result<ModelRef, ApiError> {
-        let registry = self.worker.registry().ok_or(ApiError::NotReady)?;
-        let index =
-            registry.models.iter().position(|m| m.id == id).ok_or_else(|| ApiError::ModelNotFound(id.to_string()))?;
-        Ok(ModelRef { registry, index })
-    }
-}
+pub use super::state::{AppState, ModelRef};
 
 /// How long the timeout layer lets a request run before answering 408. The
 /// handlers enforce the configured request timeout themselves (so they can

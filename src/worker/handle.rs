@@ -2,7 +2,6 @@
 //! validated requests over a bounded channel, enforcing the queue limit up
 //! front so a full server answers 429 at once instead of hanging.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use tokio::sync::{mpsc, watch};
@@ -11,49 +10,14 @@ use super::metrics::Metrics;
 use super::msg::{ValidGenerate, ValidSpeech, ValidTranscribe, WorkerMsg};
 use super::registry::Registry;
 
+pub use super::queue::QueueCounter;
+
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum SubmitError {
     #[error("the server is busy: {max} sequences are already waiting; retry later")]
     QueueFull { max: usize },
     #[error("the inference worker has stopped")]
     WorkerGone,
-}
-
-/// Sequences submitted but not yet given a slot, over all models.
-pub struct QueueCounter {
-    waiting: AtomicUsize,
-    max: usize,
-    metrics: Arc<Metrics>,
-}
-
-impl QueueCounter {
-    pub fn new(max: usize, metrics: Arc<Metrics>) -> Self {
-        QueueCounter { waiting: AtomicUsize::new(0), max, metrics }
-    }
-
-    /// Reserves room for `n` sequences, all or nothing.
-    fn try_reserve(&self, n: usize) -> bool {
-        let ok = self
-            .waiting
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |w| (w + n <= self.max).then_some(w + n))
-            .is_ok();
-        self.publish();
-        ok
-    }
-
-    /// `n` sequences left the queue (admitted to a slot, or cancelled while waiting).
-    pub fn release(&self, n: usize) {
-        let _ = self.waiting.fetch_update(Ordering::AcqRel, Ordering::Acquire, |w| Some(w.saturating_sub(n)));
-        self.publish();
-    }
-
-    pub fn waiting(&self) -> usize {
-        self.waiting.load(Ordering::Acquire)
-    }
-
-    fn publish(&self) {
-        self.metrics.queue_depth.set(self.waiting() as i64);
-    }
 }
 
 #[derive(Clone)]
@@ -78,14 +42,14 @@ impl WorkerHandle {
     pub fn submit(&self, req: ValidGenerate) -> Result<(), SubmitError> {
         let n = req.sequences.len();
         if !self.queue.try_reserve(n) {
-            return Err(SubmitError::QueueFull { max: self.queue.max });
+            return Err(SubmitError::QueueFull { max: self.queue.max() });
         }
         self.tx.try_send(WorkerMsg::Generate(req)).map_err(|e| {
             self.queue.release(n);
             match e {
                 // The channel holds as many messages as the queue holds sequences,
                 // so it is full only when the queue is.
-                mpsc::error::TrySendError::Full(_) => SubmitError::QueueFull { max: self.queue.max },
+                mpsc::error::TrySendError::Full(_) => SubmitError::QueueFull { max: self.queue.max() },
                 mpsc::error::TrySendError::Closed(_) => SubmitError::WorkerGone,
             }
         })
@@ -104,12 +68,12 @@ impl WorkerHandle {
     /// Sends one job that takes one place in the queue, or refuses at once when the queue is full.
     fn submit_one(&self, msg: WorkerMsg) -> Result<(), SubmitError> {
         if !self.queue.try_reserve(1) {
-            return Err(SubmitError::QueueFull { max: self.queue.max });
+            return Err(SubmitError::QueueFull { max: self.queue.max() });
         }
         self.tx.try_send(msg).map_err(|e| {
             self.queue.release(1);
             match e {
-                mpsc::error::TrySendError::Full(_) => SubmitError::QueueFull { max: self.queue.max },
+                mpsc::error::TrySendError::Full(_) => SubmitError::QueueFull { max: self.queue.max() },
                 mpsc::error::TrySendError::Closed(_) => SubmitError::WorkerGone,
             }
         })

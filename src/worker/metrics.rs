@@ -26,7 +26,7 @@ pub struct Metrics {
     pub audio_jobs: IntCounterVec,
     /// Seconds of audio transcribed, by model.
     pub audio_seconds: prometheus::CounterVec,
-    pub speech: super::speech::SpeechMetrics,
+    pub speech: super::speech_metrics::SpeechMetrics,
 }
 
 /// Why a sequence left its slot (the `reason` label).
@@ -130,7 +130,7 @@ impl Metrics {
                 "Decode steps submitted before the previous step's tokens were read (greedy pipelining)",
                 &["model"],
             ),
-            speech: super::speech::SpeechMetrics::new(&registry),
+            speech: super::speech_metrics::SpeechMetrics::new(&registry),
             registry,
         }
     }

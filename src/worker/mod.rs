@@ -7,10 +7,12 @@ pub mod handle;
 pub mod load;
 pub mod metrics;
 pub mod msg;
+pub mod queue;
 pub mod registry;
 pub mod run;
 pub mod scheduler;
 pub mod speech;
+pub mod speech_metrics;
 
 pub use handle::{SubmitError, WorkerHandle};
 pub use load::load_text_model;

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use tokio::sync::mpsc::UnboundedSender;
 
-use crate::models::piper::SynthParams;
+use crate::models::voice::SpeechUnit;
 use crate::text::sampling::SamplingParams;
 
 /// One sequence to generate: a prompt and how to continue it.
@@ -72,44 +72,24 @@ pub enum WorkerMsg {
     Speech(ValidSpeech),
 }
 
-/// Text to speech, phonemized at the edge: one id sequence per sentence, synthesized in
-/// order and streamed back sentence by sentence.
+/// Text to speech, already cut into units by the voice's front end at the edge, synthesized in
+/// order and streamed back as each unit's audio comes.
 #[derive(Debug)]
 pub struct ValidSpeech {
     /// Index into the worker's voice list.
     pub voice: usize,
-    pub sentences: SpeechInput,
-    pub params: SynthParams,
+    pub units: Vec<SpeechUnit>,
+    /// OpenAI's `speed` (1.0 unless the voice honours others).
+    pub speed: f64,
     pub events: UnboundedSender<SpeechEvent>,
     pub received: Instant,
-}
-
-/// The sentences of a speech job, in what the voice's family reads.
-#[derive(Debug)]
-pub enum SpeechInput {
-    /// Piper: phoneme ids per sentence.
-    Phonemes(Vec<Vec<i64>>),
-    /// OuteTTS: normalized text per sentence (the backbone tokenizes it).
-    Text(Vec<String>),
-}
-
-impl SpeechInput {
-    pub fn len(&self) -> usize {
-        match self {
-            SpeechInput::Phonemes(s) => s.len(),
-            SpeechInput::Text(s) => s.len(),
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 }
 
 /// What a speech job reports (its own type: text and audio share no event enum).
 #[derive(Debug)]
 pub enum SpeechEvent {
-    /// The waveform of sentence `sentence`, in [-1, 1] at the voice's sample rate.
+    /// The next samples of unit `sentence`, in [-1, 1] at the voice's sample rate (a unit's
+    /// audio may come in several chunks).
     Audio {
         sentence: usize,
         samples: Vec<f32>,

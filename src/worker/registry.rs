@@ -75,17 +75,13 @@ pub struct SpeechEntry {
     pub created: u64,
 }
 
-/// A loaded text-to-speech voice, as the HTTP layer needs it to validate and phonemize.
+/// A loaded text-to-speech voice, as the HTTP layer needs it to validate a request and run the
+/// voice's text front end.
 pub struct VoiceEntry {
     pub name: String,
     /// Index of the voice inside the worker.
     pub index: usize,
-    pub sample_rate: u32,
-    /// Piper voices take phoneme ids (espeak at the edge); OuteTTS voices take the text itself.
-    pub kind: crate::config::VoiceKind,
-    pub espeak_voice: String,
-    pub phoneme_id_map: Arc<std::collections::HashMap<String, Vec<i64>>>,
-    pub defaults: crate::models::piper::InferenceConfig,
+    pub info: crate::models::voice::VoiceInfo,
 }
 
 #[derive(Default)]
@@ -155,15 +151,19 @@ mod tests {
     use super::*;
 
     fn voice(name: &str, index: usize) -> VoiceEntry {
-        VoiceEntry {
-            name: name.into(),
-            index,
-            sample_rate: 22050,
-            kind: crate::config::VoiceKind::Piper,
-            espeak_voice: "en-us".into(),
-            phoneme_id_map: Arc::default(),
-            defaults: Default::default(),
+        struct Silent;
+        impl crate::models::voice::FrontEnd for Silent {
+            fn units(&self, _: &str) -> Result<crate::models::voice::SpeechUnits, crate::models::voice::FrontEndError> {
+                Err(crate::models::voice::FrontEndError::NothingToSay)
+            }
         }
+        let info = crate::models::voice::VoiceInfo {
+            sample_rate: 22050,
+            variable_speed: true,
+            language: Some("en-us".into()),
+            front_end: Arc::new(Silent),
+        };
+        VoiceEntry { name: name.into(), index, info }
     }
 
     fn speech(id: &str, index: usize) -> SpeechEntry {

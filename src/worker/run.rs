@@ -17,7 +17,7 @@ use super::metrics::Metrics;
 use super::msg::{SeqEvent, ValidTranscribe, WorkerError, WorkerMsg};
 use super::registry::{chat_template_for, unix_now, LoadFailure, ModelEntry, Registry, SpeechEntry};
 use super::scheduler::Scheduler;
-use super::speech::{SpeechQueue, Voice};
+use super::speech::SpeechQueue;
 use crate::config::ServeConfig;
 use crate::gpu::{Gpu, GpuOptions};
 
@@ -53,23 +53,15 @@ fn load_voices(
             continue;
         };
         let t0 = std::time::Instant::now();
-        match super::load::load_voice(gpu, spec, &cfg.hub, cfg.limits.max_context) {
-            Ok((v, origin)) => {
-                tracing::info!(voice = %spec.name, rate = v.sample_rate(), from = %origin, "voice loaded in {:.1}s", t0.elapsed().as_secs_f64());
-                let (espeak_voice, phoneme_id_map, defaults) = match &v {
-                    Voice::Piper(p) => {
-                        (p.config.espeak.voice.clone(), Arc::new(p.config.phoneme_id_map.clone()), p.config.inference)
-                    }
-                    Voice::OuteTts(_) => (String::new(), Arc::default(), Default::default()),
-                };
+        let load = crate::models::voice::VoiceLoad { gpu, spec, hub: &cfg.hub, max_context: cfg.limits.max_context };
+        match crate::models::load_voice(&load) {
+            Ok(crate::models::voice::LoadedVoice { voice: v, origin }) => {
+                let info = v.info();
+                tracing::info!(voice = %spec.name, rate = info.sample_rate, from = %origin, "voice loaded in {:.1}s", t0.elapsed().as_secs_f64());
                 registry.voices.push(super::registry::VoiceEntry {
                     name: spec.name.clone(),
                     index: voices.len(),
-                    sample_rate: v.sample_rate(),
-                    kind: spec.kind,
-                    espeak_voice,
-                    phoneme_id_map,
-                    defaults,
+                    info,
                 });
                 voices.push((spec.name.clone(), v));
             }
@@ -106,7 +98,9 @@ fn load_all(
         let source = crate::config::expand_home(&spec.source.to_string_lossy());
         let loaded = crate::weights::sources::speech_model(&source.to_string_lossy(), &cfg.hub)
             .map_err(|e| e.to_string())
-            .and_then(|r| crate::models::speech::load(&gpu, &r.path).map(|m| (m, r.origin)).map_err(|e| e.to_string()));
+            .and_then(|r| {
+                crate::models::load_transcriber(&gpu, &r.path).map(|m| (m, r.origin)).map_err(|e| e.to_string())
+            });
         match loaded {
             Ok((model, origin)) => {
                 tracing::info!(model = %id, from = %origin, "speech model loaded");

@@ -19,9 +19,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::backend::{Slot, TextBackend};
-use super::handle::QueueCounter;
 use super::metrics::{Metrics, Outcome};
 use super::msg::{FinishReason, SeqEvent, TokenLogprob, ValidGenerate, ValidSequence, WorkerError};
+use super::queue::QueueCounter;
 use crate::text::sampling::{logprobs, Sampler};
 
 struct Waiting {

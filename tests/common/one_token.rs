@@ -38,7 +38,7 @@ pub fn int4_pair(
 
 /// A one-token plan of `g`, activations poisoned, run once at position `pos0`.
 pub fn run(g: Graph, pos0: usize) -> Plan {
-    let plan = Plan::new(&gpu(), g, PlanOptions { max_tokens: 1, ..Default::default() }).unwrap();
+    let plan = Plan::new(&gpu(), g, PlanOptions { max_rows: 1, ..Default::default() }).unwrap();
     plan.poison_activations();
     plan.run(1, pos0);
     plan

@@ -11,8 +11,8 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use gerbil::config::{ModelSpec, ServeConfig, WeightKind};
-use gerbil::models::llm::{LoadOptions, Session, SessionOptions, TextModel};
 use gerbil::gpu::{Gpu, GpuOptions};
+use gerbil::models::llm::{LoadOptions, Session, SessionOptions, TextModel};
 use gerbil::text::TextTokenizer;
 use gerbil::weights::WeightFormat;
 use serde_json::Value;

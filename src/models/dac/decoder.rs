@@ -4,10 +4,9 @@
 use std::sync::Arc;
 
 use super::{folded_weight, DacConfig};
-use crate::gpu::conv::{Conv1dEpilogue, GpuConv1d, GpuConvTranspose1d, GpuSnake, Recorder};
 use crate::gpu::{Gpu, GpuError};
 use crate::models::ModelError;
-use crate::reference::conv::{Conv1dShape, ConvTranspose1dShape};
+use crate::nn::{Conv1dEpilogue, Conv1dShape, ConvTranspose1dShape, GpuConv1d, GpuConvTranspose1d, GpuSnake, Recorder};
 use crate::weights::safetensors::Checkpoint;
 
 /// Snake -> conv(k7, dilation d) -> Snake -> conv(k1) + the unit's input.
@@ -143,44 +142,42 @@ impl DacDecoder {
     /// Waveform of the concatenated codebook vectors `lat: [n * dim, frames]`.
     pub fn forward(&self, lat: &[f32], frames: usize) -> Result<Vec<f32>, GpuError> {
         let gpu = &*self.gpu;
-        let mut rec = Recorder::new(gpu);
+        let mut rec = Recorder::new(&self.gpu);
         let buf = |label: &str, c: usize, t: usize| -> Result<wgpu::Buffer, GpuError> {
             let bytes = (c * t * 4) as u64;
             gpu.check_binding(label, bytes)?;
             Ok(gpu.storage(label, bytes))
         };
         let mut t = frames;
-        let mut step = Recorder::step(gpu, t);
         let lb = gpu.storage_from("dac.latents", lat);
         let z = buf("dac.z", self.proj.shape.c_out, t)?;
-        self.proj.record(gpu, &mut rec, &step, t, &lb, None, &z);
+        self.proj.record(&mut rec, t, &lb, None, &z);
         let mut cur = buf("dac.x", self.conv_in.shape.c_out, t)?;
-        self.conv_in.record(gpu, &mut rec, &step, t, &z, None, &cur);
+        self.conv_in.record(&mut rec, t, &z, None, &cur);
         for b in &self.blocks {
             let act = buf("dac.act", b.up.shape.c_in, t)?;
-            b.snake.record(gpu, &mut rec, &step, t, &cur, &act);
+            b.snake.record(&mut rec, t, &cur, &act);
             let t2 = b.up.shape.t_out(t);
             let c = b.up.shape.c_out;
             let mut x = buf("dac.up", c, t2)?;
-            b.up.record(gpu, &mut rec, &step, t, &act, &x);
+            b.up.record(&mut rec, t, &act, &x);
             t = t2;
-            step = Recorder::step(gpu, t);
             let (a1, a2) = (buf("dac.a1", c, t)?, buf("dac.a2", c, t)?);
             for u in &b.units {
                 let y = buf("dac.res", c, t)?;
-                u.snake1.record(gpu, &mut rec, &step, t, &x, &a1);
-                u.conv1.record(gpu, &mut rec, &step, t, &a1, None, &a2);
-                u.snake2.record(gpu, &mut rec, &step, t, &a2, &a1);
-                u.conv2.record(gpu, &mut rec, &step, t, &a1, Some(&x), &y);
+                u.snake1.record(&mut rec, t, &x, &a1);
+                u.conv1.record(&mut rec, t, &a1, None, &a2);
+                u.snake2.record(&mut rec, t, &a2, &a1);
+                u.conv2.record(&mut rec, t, &a1, Some(&x), &y);
                 x = y;
             }
             cur = x;
         }
         let act = buf("dac.act", self.snake_out.channels, t)?;
-        self.snake_out.record(gpu, &mut rec, &step, t, &cur, &act);
+        self.snake_out.record(&mut rec, t, &cur, &act);
         let out = buf("dac.audio", 1, t)?;
-        self.conv_out.record(gpu, &mut rec, &step, t, &act, None, &out);
-        rec.submit(gpu);
+        self.conv_out.record(&mut rec, t, &act, None, &out);
+        rec.submit();
         gpu.read_f32(&out, t)
     }
 }

@@ -3,14 +3,16 @@
 
 use std::path::Path;
 
-use super::config::{LayerKind, Lfm2Config, RawConfig};
+use super::config::{LayerKind, Lfm2Config};
 use super::graph::build_graph;
 use super::Lfm2Weights;
 use crate::gpu::Gpu;
 use crate::graph::DeviceTensor;
 use crate::models::decoder::{Built, GraphIo, LayerState, Mode, TextArch};
-use crate::models::rope::{cos_sin_table, inv_freq, RopeScaling};
-use crate::models::{read_json, ModelError};
+use crate::models::rope::RopeScaling;
+use crate::models::text_base;
+use crate::models::text_config::TextConfig;
+use crate::models::ModelError;
 use crate::weights::{TensorSource, WeightFormat};
 
 pub struct Lfm2Arch {
@@ -31,28 +33,15 @@ pub fn load(
 }
 
 pub fn read_config(config_path: &Path) -> Result<Lfm2Config, ModelError> {
-    let raw: RawConfig = read_json(config_path)?;
-    Lfm2Config::from_raw(&raw).map_err(|msg| ModelError::Config { path: config_path.to_path_buf(), msg })
+    text_base::read_config(config_path, Lfm2Config::from_raw)
 }
 
 impl TextArch for Lfm2Arch {
     fn family(&self) -> &'static str {
         "lfm2"
     }
-    fn vocab(&self) -> usize {
-        self.cfg.vocab
-    }
-    fn layers(&self) -> usize {
-        self.cfg.layers()
-    }
-    fn max_positions(&self) -> usize {
-        self.cfg.max_pos
-    }
-    fn eos(&self) -> &[u32] {
-        &self.cfg.eos
-    }
-    fn bos(&self) -> Option<u32> {
-        self.cfg.bos
+    fn config(&self) -> &TextConfig {
+        &self.cfg
     }
     fn weight_bytes(&self) -> u64 {
         self.weights.bytes()
@@ -62,16 +51,11 @@ impl TextArch for Lfm2Arch {
         let c = &self.cfg;
         let mut io = GraphIo::base(gpu, chunk, max_seq)?;
         if c.layer_kinds.contains(&LayerKind::Attention) {
-            let table = cos_sin_table(&inv_freq(c.rope_theta, c.head_dim, &RopeScaling::None), max_seq);
-            io.cos_sin = Some(DeviceTensor::f32(gpu, "rope.cos_sin", &table, 2)?);
+            io.cos_sin = Some(c.rope_table(gpu, c.head_dim, &RopeScaling::None, max_seq)?);
         }
-        let kv_len = c.kv_heads * max_seq * c.head_dim;
         for (i, kind) in c.layer_kinds.iter().enumerate() {
             io.layers.push(match kind {
-                LayerKind::Attention => LayerState::Attention {
-                    k_cache: DeviceTensor::zeros(gpu, &format!("k_cache.{i}"), kv_len, c.head_dim)?,
-                    v_cache: DeviceTensor::zeros(gpu, &format!("v_cache.{i}"), kv_len, c.head_dim)?,
-                },
+                LayerKind::Attention => c.kv_state(gpu, i, 1, max_seq)?,
                 LayerKind::Conv => LayerState::Recurrent(vec![DeviceTensor::zeros(
                     gpu,
                     &format!("conv_state.{i}"),

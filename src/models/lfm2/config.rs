@@ -3,8 +3,9 @@
 
 use serde::Deserialize;
 
-use crate::models::llama::config::OneOrMany;
 use crate::models::rope::RopeParameters;
+use crate::models::text_base::{check_heads, eos_ids, OneOrMany};
+use crate::models::text_config::{text_config_deref, TextConfig};
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct RawConfig {
@@ -70,27 +71,19 @@ pub enum LayerKind {
     Attention,
 }
 
-/// The resolved hyper-parameters the graph builder uses.
+/// The resolved hyper-parameters the graph builder uses: the numbers every family has (`text`,
+/// which the config derefs to; `intermediate` is the feed-forward width after
+/// `block_auto_adjust_ff_dim`) and LFM2's own.
 #[derive(Debug, Clone)]
 pub struct Lfm2Config {
-    pub hidden: usize,
-    /// The feed-forward width after `block_auto_adjust_ff_dim`.
-    pub intermediate: usize,
+    pub text: TextConfig,
     pub layer_kinds: Vec<LayerKind>,
-    pub heads: usize,
-    pub kv_heads: usize,
-    pub head_dim: usize,
-    pub eps: f32,
-    pub vocab: usize,
-    pub max_pos: usize,
-    pub rope_theta: f64,
-    pub tied: bool,
     pub conv_bias: bool,
     /// Conv kernel length L (conv_L_cache).
     pub conv_kernel: usize,
-    pub eos: Vec<u32>,
-    pub bos: Option<u32>,
 }
+
+text_config_deref!(Lfm2Config);
 
 impl Lfm2Config {
     pub fn layers(&self) -> usize {
@@ -98,16 +91,8 @@ impl Lfm2Config {
     }
 
     pub fn from_raw(raw: &RawConfig) -> Result<Self, String> {
-        if raw.num_attention_heads == 0 || raw.hidden_size == 0 || raw.num_hidden_layers == 0 {
-            return Err("hidden_size, num_attention_heads and num_hidden_layers must be positive".into());
-        }
-        let kv_heads = raw.num_key_value_heads.unwrap_or(raw.num_attention_heads);
-        if kv_heads == 0 || !raw.num_attention_heads.is_multiple_of(kv_heads) {
-            return Err(format!(
-                "num_attention_heads {} is not a multiple of num_key_value_heads {kv_heads}",
-                raw.num_attention_heads
-            ));
-        }
+        let kv_heads =
+            check_heads(raw.hidden_size, raw.num_hidden_layers, raw.num_attention_heads, raw.num_key_value_heads)?;
         let max_kernel = crate::gpu::params::conv::MAX_KERNEL;
         if raw.conv_l_cache < 2 || raw.conv_l_cache > max_kernel {
             return Err(format!("conv_L_cache {} is not supported (2..={max_kernel} are)", raw.conv_l_cache));
@@ -147,21 +132,25 @@ impl Lfm2Config {
         let rope_theta = rope.rope_theta.or(raw.rope_theta).unwrap_or(1_000_000.0);
         crate::models::check_text_numbers(raw.max_position_embeddings, rope_theta, raw.norm_eps, raw.vocab_size)?;
         Ok(Lfm2Config {
-            hidden: raw.hidden_size,
-            intermediate: inter,
+            text: TextConfig {
+                hidden: raw.hidden_size,
+                intermediate: inter,
+                layers: n,
+                heads: raw.num_attention_heads,
+                kv_heads,
+                head_dim: raw.head_dim.unwrap_or(raw.hidden_size / raw.num_attention_heads),
+                eps: raw.norm_eps as f32,
+                norm_add_unit: false,
+                vocab: raw.vocab_size,
+                max_pos: raw.max_position_embeddings,
+                rope_theta,
+                tied: raw.tie_embedding.or(raw.tie_word_embeddings).unwrap_or(true),
+                eos: eos_ids(&raw.eos_token_id),
+                bos: raw.bos_token_id,
+            },
             layer_kinds,
-            heads: raw.num_attention_heads,
-            kv_heads,
-            head_dim: raw.head_dim.unwrap_or(raw.hidden_size / raw.num_attention_heads),
-            eps: raw.norm_eps as f32,
-            vocab: raw.vocab_size,
-            max_pos: raw.max_position_embeddings,
-            rope_theta,
-            tied: raw.tie_embedding.or(raw.tie_word_embeddings).unwrap_or(true),
             conv_bias: raw.conv_bias,
             conv_kernel: raw.conv_l_cache,
-            eos: raw.eos_token_id.as_ref().map(|e| e.to_vec()).unwrap_or_default(),
-            bos: raw.bos_token_id,
         })
     }
 }

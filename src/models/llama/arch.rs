@@ -5,9 +5,10 @@ use std::path::Path;
 use super::{build_graph, LlamaConfig, LlamaWeights};
 use crate::gpu::Gpu;
 use crate::graph::DeviceTensor;
-use crate::models::decoder::{Built, GraphIo, LayerState, Mode, TextArch};
+use crate::models::decoder::{Built, GraphIo, Mode, TextArch};
 use crate::models::llama::config::{RawConfig, ARCHITECTURES};
-use crate::models::rope::{cos_sin_table, inv_freq};
+use crate::models::text_base::config_error;
+use crate::models::text_config::TextConfig;
 use crate::models::{read_json, ModelError};
 use crate::weights::{TensorSource, WeightFormat};
 
@@ -44,27 +45,15 @@ pub fn read_config(config_path: &Path) -> Result<LlamaConfig, ModelError> {
             supported: ARCHITECTURES.iter().map(|(a, _)| *a).collect::<Vec<_>>().join(", "),
         }
     })?;
-    LlamaConfig::from_raw(&raw, family).map_err(|msg| ModelError::Config { path: config_path.to_path_buf(), msg })
+    LlamaConfig::from_raw(&raw, family).map_err(config_error(config_path))
 }
 
 impl TextArch for LlamaArch {
     fn family(&self) -> &'static str {
         "llama"
     }
-    fn vocab(&self) -> usize {
-        self.cfg.vocab
-    }
-    fn layers(&self) -> usize {
-        self.cfg.layers
-    }
-    fn max_positions(&self) -> usize {
-        self.cfg.max_pos
-    }
-    fn eos(&self) -> &[u32] {
-        &self.cfg.eos
-    }
-    fn bos(&self) -> Option<u32> {
-        self.cfg.bos
+    fn config(&self) -> &TextConfig {
+        &self.cfg
     }
     fn weight_bytes(&self) -> u64 {
         self.weights.bytes()
@@ -96,14 +85,9 @@ impl LlamaArch {
         let c = &self.cfg;
         let mut io = GraphIo::base(gpu, chunk, max_seq)?;
         io.slots = slots;
-        let table = cos_sin_table(&inv_freq(c.rope_theta, c.rotary_dim, &c.rope_scaling), max_seq);
-        io.cos_sin = Some(DeviceTensor::f32(gpu, "rope.cos_sin", &table, 2)?);
-        let kv_len = slots * c.kv_heads * max_seq * c.head_dim;
+        io.cos_sin = Some(c.rope_table(gpu, c.rotary_dim, &c.rope_scaling, max_seq)?);
         for i in 0..c.layers {
-            io.layers.push(LayerState::Attention {
-                k_cache: DeviceTensor::zeros(gpu, &format!("k_cache.{i}"), kv_len, c.head_dim)?,
-                v_cache: DeviceTensor::zeros(gpu, &format!("v_cache.{i}"), kv_len, c.head_dim)?,
-            });
+            io.layers.push(c.kv_state(gpu, i, slots, max_seq)?);
         }
         Ok(io)
     }

@@ -7,6 +7,7 @@ use std::path::Path;
 use super::config::{Family, LlamaConfig};
 use crate::gguf::{select_rows_f32, unpermute_rows, GgufFile, GgufLlamaParams};
 use crate::models::rope::RopeScaling;
+use crate::models::text_config::TextConfig;
 use crate::models::ModelError;
 use crate::weights::int4::Int4Matrix;
 use crate::weights::{TensorSource, WeightError};
@@ -60,24 +61,27 @@ impl GgufSource {
             })?;
         let head_dim = p.head_dim();
         Ok(LlamaConfig {
+            text: TextConfig {
+                hidden: p.embedding_length,
+                intermediate: p.feed_forward_length,
+                layers: p.block_count,
+                heads: p.head_count,
+                kv_heads: p.head_count_kv,
+                head_dim,
+                eps: p.rms_eps,
+                norm_add_unit: false,
+                vocab: p.vocab_size,
+                max_pos: p.context_length,
+                rope_theta: p.rope_freq_base as f64,
+                tied: self.file.tensor_info("output.weight").is_none(),
+                eos: vec![],
+                bos: None,
+            },
             family,
-            hidden: p.embedding_length,
-            intermediate: p.feed_forward_length,
-            layers: p.block_count,
-            heads: p.head_count,
-            kv_heads: p.head_count_kv,
-            head_dim,
             rotary_dim: p.rope_dimension_count.min(head_dim),
-            eps: p.rms_eps,
-            vocab: p.vocab_size,
-            max_pos: p.context_length,
-            rope_theta: p.rope_freq_base as f64,
             rope_scaling,
-            tied: self.file.tensor_info("output.weight").is_none(),
             qkv_bias: self.file.tensor_info("blk.0.attn_q.bias").is_some(),
             qk_norm: family == Family::Qwen3,
-            eos: vec![],
-            bos: None,
         })
     }
 

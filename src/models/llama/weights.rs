@@ -5,11 +5,11 @@ use std::sync::Arc;
 use super::LlamaConfig;
 use crate::gpu::Gpu;
 use crate::graph::DeviceTensor;
-use crate::weights::upload::{matrix, vector};
+use crate::models::text_base::{bytes_of, Layer, MixerWeights, TextWeights};
 use crate::weights::{TensorSource, WeightError, WeightFormat};
 
-pub struct LayerWeights {
-    pub attn_norm: Arc<DeviceTensor>,
+/// A layer's attention: q/k/v/o, the QKV biases (Qwen2, `attention_bias`) and per-head q/k norms (Qwen3).
+pub struct Attention {
     pub q: Arc<DeviceTensor>,
     pub k: Arc<DeviceTensor>,
     pub v: Arc<DeviceTensor>,
@@ -19,74 +19,40 @@ pub struct LayerWeights {
     pub v_bias: Option<Arc<DeviceTensor>>,
     pub q_norm: Option<Arc<DeviceTensor>>,
     pub k_norm: Option<Arc<DeviceTensor>>,
-    pub mlp_norm: Arc<DeviceTensor>,
-    pub gate: Arc<DeviceTensor>,
-    pub up: Arc<DeviceTensor>,
-    pub down: Arc<DeviceTensor>,
 }
 
-pub struct LlamaWeights {
-    pub embed: Arc<DeviceTensor>,
-    pub lm_head: Arc<DeviceTensor>,
-    pub final_norm: Arc<DeviceTensor>,
-    pub layers: Vec<LayerWeights>,
-}
+pub type LayerWeights = Layer<Attention>;
+pub type LlamaWeights = TextWeights<Attention>;
 
-impl LlamaWeights {
-    pub fn load(gpu: &Gpu, ck: &dyn TensorSource, c: &LlamaConfig, format: WeightFormat) -> Result<Self, WeightError> {
-        let (h, hd) = (c.hidden, c.head_dim);
-        let embed = matrix(gpu, ck, "model.embed_tokens.weight", c.vocab, h, format)?;
-        let lm_head = if c.tied || !ck.contains("lm_head.weight") {
-            embed.clone()
-        } else {
-            matrix(gpu, ck, "lm_head.weight", c.vocab, h, format)?
-        };
-        let final_norm = vector(gpu, ck, "model.norm.weight", h)?;
-        let mut layers = Vec::with_capacity(c.layers);
-        for i in 0..c.layers {
-            let p = |s: &str| format!("model.layers.{i}.{s}");
-            let lin = |s: &str, rows, cols| matrix(gpu, ck, &p(s), rows, cols, format);
-            let vec = |s: &str, len| vector(gpu, ck, &p(s), len);
-            let bias = |s: &str, len| if c.qkv_bias { vec(s, len).map(Some) } else { Ok(None) };
-            let norm = |s: &str| if c.qk_norm { vec(s, hd).map(Some) } else { Ok(None) };
-            layers.push(LayerWeights {
-                attn_norm: vec("input_layernorm.weight", h)?,
-                q: lin("self_attn.q_proj.weight", c.heads * hd, h)?,
-                k: lin("self_attn.k_proj.weight", c.kv_heads * hd, h)?,
-                v: lin("self_attn.v_proj.weight", c.kv_heads * hd, h)?,
-                o: lin("self_attn.o_proj.weight", h, c.heads * hd)?,
-                q_bias: bias("self_attn.q_proj.bias", c.heads * hd)?,
-                k_bias: bias("self_attn.k_proj.bias", c.kv_heads * hd)?,
-                v_bias: bias("self_attn.v_proj.bias", c.kv_heads * hd)?,
-                q_norm: norm("self_attn.q_norm.weight")?,
-                k_norm: norm("self_attn.k_norm.weight")?,
-                mlp_norm: vec("post_attention_layernorm.weight", h)?,
-                gate: lin("mlp.gate_proj.weight", c.intermediate, h)?,
-                up: lin("mlp.up_proj.weight", c.intermediate, h)?,
-                down: lin("mlp.down_proj.weight", h, c.intermediate)?,
-            });
-        }
-        Ok(LlamaWeights { embed, lm_head, final_norm, layers })
+impl MixerWeights for Attention {
+    fn bytes(&self) -> u64 {
+        bytes_of(
+            &[&self.q, &self.k, &self.v, &self.o],
+            &[&self.q_bias, &self.k_bias, &self.v_bias, &self.q_norm, &self.k_norm],
+        )
     }
 }
 
-impl LlamaWeights {
-    /// Bytes of weights one decode step reads (the lm_head counted once if tied).
-    pub fn bytes(&self) -> u64 {
-        let l: u64 = self
-            .layers
-            .iter()
-            .map(|l| {
-                [&l.attn_norm, &l.q, &l.k, &l.v, &l.o, &l.mlp_norm, &l.gate, &l.up, &l.down]
-                    .iter()
-                    .map(|t| t.bytes())
-                    .sum::<u64>()
-                    + [&l.q_bias, &l.k_bias, &l.v_bias, &l.q_norm, &l.k_norm]
-                        .iter()
-                        .filter_map(|t| t.as_ref().map(|t| t.bytes()))
-                        .sum::<u64>()
+impl TextWeights<Attention> {
+    pub fn load(gpu: &Gpu, ck: &dyn TensorSource, c: &LlamaConfig, format: WeightFormat) -> Result<Self, WeightError> {
+        let (h, hd) = (c.hidden, c.head_dim);
+        Self::load_layers(gpu, ck, c, format, "model.", "norm.weight", |l| {
+            Ok(Layer {
+                attn_norm: l.vector("input_layernorm.weight", h)?,
+                mixer: Attention {
+                    q: l.matrix("self_attn.q_proj.weight", c.heads * hd, h)?,
+                    k: l.matrix("self_attn.k_proj.weight", c.kv_heads * hd, h)?,
+                    v: l.matrix("self_attn.v_proj.weight", c.kv_heads * hd, h)?,
+                    o: l.matrix("self_attn.o_proj.weight", h, c.heads * hd)?,
+                    q_bias: l.vector_if(c.qkv_bias, "self_attn.q_proj.bias", c.heads * hd)?,
+                    k_bias: l.vector_if(c.qkv_bias, "self_attn.k_proj.bias", c.kv_heads * hd)?,
+                    v_bias: l.vector_if(c.qkv_bias, "self_attn.v_proj.bias", c.kv_heads * hd)?,
+                    q_norm: l.vector_if(c.qk_norm, "self_attn.q_norm.weight", hd)?,
+                    k_norm: l.vector_if(c.qk_norm, "self_attn.k_norm.weight", hd)?,
+                },
+                mlp_norm: l.vector("post_attention_layernorm.weight", h)?,
+                mlp: l.swiglu(["mlp.gate_proj.weight", "mlp.up_proj.weight", "mlp.down_proj.weight"], c)?,
             })
-            .sum();
-        l + self.lm_head.bytes() + self.final_norm.bytes()
+        })
     }
 }

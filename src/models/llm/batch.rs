@@ -108,7 +108,7 @@ impl BatchedDecoder {
         passes::run(&mut built.graph, &model.opts.fusion, limits);
         let logits = built.logits;
         let cap = model.opts.fusion.max_storage_buffers;
-        let plan = Plan::new(&gpu, built.graph, PlanOptions { max_tokens: slots, max_storage_buffers: cap })?;
+        let plan = Plan::new(&gpu, built.graph, PlanOptions { max_rows: slots, max_storage_buffers: cap })?;
         let scratch = Session::new(model, SessionOptions::default())?;
         let (kv_heads, head_dim) = match io.layers.first() {
             Some(LayerState::Attention { k_cache, .. }) => match k_cache.as_ref() {
@@ -461,9 +461,9 @@ impl BatchedDecoder {
         &mut self,
         batch: &[(Slot, u32)],
         steps: usize,
-    ) -> Result<Option<crate::bench::profile::Profile>, ModelError> {
+    ) -> Result<Option<crate::graph::profile::Profile>, ModelError> {
         self.write_rows(batch)?;
-        Ok(crate::bench::profile::plan_step(&self.plan, batch.len(), 0, steps))
+        Ok(crate::graph::profile::plan_step(&self.plan, batch.len(), 0, steps))
     }
 
     /// Checks a batch and writes its tokens and (slot, position) rows into the plan's inputs.

@@ -1,5 +1,6 @@
 //! A loaded text model and its sequences: the API the CLI and the GPU worker use.
 
+pub mod architectures;
 pub mod batch;
 pub mod session;
 
@@ -9,10 +10,11 @@ use std::sync::Arc;
 use crate::gpu::Gpu;
 use crate::models::llama::gguf::GgufSource;
 use crate::models::llama::LlamaArch;
-use crate::models::{load_text_arch, ModelError, TextArch};
+use crate::models::{ModelError, TextArch};
 use crate::passes::FusionConfig;
 use crate::text::TextTokenizer;
 use crate::weights::{Checkpoint, TensorSource, WeightFormat};
+use architectures::load_text_arch;
 
 pub use batch::BatchedDecoder;
 pub use session::{Session, SessionOptions};

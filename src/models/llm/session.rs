@@ -95,7 +95,7 @@ fn decode_plan(model: &TextModel, io: &GraphIo) -> Result<(DecodePlan, Option<De
         for r in &reports {
             tracing::debug!(pass = r.pass, fused = r.fused, skipped = ?r.skipped, "fusion pass");
         }
-        let options = PlanOptions { max_tokens: 1, max_storage_buffers: fusion.max_storage_buffers };
+        let options = PlanOptions { max_rows: 1, max_storage_buffers: fusion.max_storage_buffers };
         DecodeGraph { graph: dec.graph, logits: dec.logits, reports, options }
     };
     let barriers = fusion.grid_barrier_on(gpu);
@@ -137,7 +137,7 @@ impl Session {
             let b = arch.build_graph(&io, Mode::Prefill { all_logits: true });
             (b.graph, b.logits)
         });
-        let prefill = Plan::new(gpu, pre.graph, PlanOptions { max_tokens: chunk, ..Default::default() })?;
+        let prefill = Plan::new(gpu, pre.graph, PlanOptions { max_rows: chunk, ..Default::default() })?;
         let ((decode, dec_logits, pass_reports), fallback) = decode_plan(model, &io)?;
         // A batch's tokens, then the decode plan's barrier failure word.
         let staging =
@@ -273,7 +273,7 @@ impl Session {
         if self.all_prefill.is_none() {
             let (graph, logits) = self.all_graph.take().expect("a last-row session keeps its all-logits graph");
             let plan =
-                Plan::new(self.prefill.gpu(), graph, PlanOptions { max_tokens: self.chunk, ..Default::default() })?;
+                Plan::new(self.prefill.gpu(), graph, PlanOptions { max_rows: self.chunk, ..Default::default() })?;
             self.all_prefill = Some((plan, logits));
         }
         let gpu = self.prefill_gpu();

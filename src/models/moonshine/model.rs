@@ -9,6 +9,8 @@ use std::sync::Arc;
 use super::config::MoonshineConfig;
 use super::weights::{Linear, MoonshineWeights};
 use crate::gpu::Gpu;
+pub use crate::models::speech_runner::Encoded;
+use crate::models::speech_runner::{check_room, embed_tokens, record_logits};
 use crate::models::ModelError;
 use crate::nn::{AttnArgs, Conv1d, Mat, Recorder, RopeArgs};
 use crate::weights::{Checkpoint, TensorSource};
@@ -24,14 +26,6 @@ pub struct Moonshine {
     pub w: MoonshineWeights,
     enc_freq: Vec<f32>,
     dec_freq: Vec<f32>,
-}
-
-/// The encoder's output for one clip ([frames, D]), with every decoder layer's
-/// cross-attention K/V ([frames, 2D]).
-pub struct Encoded {
-    pub out: Mat,
-    pub cross_kv: Vec<Mat>,
-    pub frames: usize,
 }
 
 fn linear(rec: &mut Recorder, x: &Mat, l: &Linear, out: &Mat) {
@@ -152,18 +146,8 @@ impl Moonshine {
         }
         let out = Mat::new(g, "enc out", t, d);
         rec.layer_norm(&xa, &self.w.enc_ln, z, LN_EPS, &out);
-        let cross_kv: Vec<Mat> = self
-            .w
-            .dec_layers
-            .iter()
-            .map(|l| {
-                let kv = Mat::new(g, "cross kv", t, 2 * d);
-                linear(&mut rec, &out, &l.xkv, &kv);
-                kv
-            })
-            .collect();
-        rec.submit();
-        Ok(Encoded { out, cross_kv, frames: t })
+        let layers = &self.w.dec_layers;
+        Ok(Encoded::finish(rec, out, d, layers.len(), |rec, l, out, kv| linear(rec, out, &layers[l].xkv, kv)))
     }
 
     /// A decoder over one encoded clip with room for `capacity` tokens.
@@ -240,15 +224,9 @@ impl Decoder<'_> {
     pub fn step(&mut self, tokens: &[u32], want: &[usize]) -> Result<Vec<f32>, ModelError> {
         let (c, w, g) = (&self.m.cfg, &self.m.w, &self.m.gpu);
         let (d, n, pos0) = (c.hidden_size, tokens.len(), self.pos);
-        if n == 0 || pos0 + n > self.capacity {
-            return Err(ModelError::ContextFull { need: pos0 + n, max: self.capacity });
-        }
+        check_room(pos0, n, self.capacity)?;
         // Token embeddings on the CPU: a gather of n rows.
-        let mut x = Vec::with_capacity(n * d);
-        for &t in tokens {
-            let t = (t as usize).min(c.vocab_size - 1);
-            x.extend_from_slice(&w.embed[t * d..(t + 1) * d]);
-        }
+        let x = embed_tokens(&w.embed, d, tokens, None);
         g.queue.write_buffer(&self.xa.buf, 0, bytemuck::cast_slice(&x));
         g.queue.write_buffer(&self.cs.buf, 0, bytemuck::cast_slice(&cos_sin(&self.m.dec_freq, pos0, n)));
         let v = |m: &Mat| m.with_rows(n);
@@ -318,14 +296,7 @@ impl Decoder<'_> {
         }
         rec.layer_norm(&xa, &w.dec_ln, z, LN_EPS, &xn);
         // Gather the wanted rows, then one matmul against the (tied) embedding.
-        let row_bytes = (d * 4) as u64;
-        for (i, &r) in want.iter().enumerate() {
-            assert!(r < n, "logit row {r} of a {n}-token step");
-            rec.copy(&xn.buf, r as u64 * row_bytes, &self.rows.buf, i as u64 * row_bytes, row_bytes);
-        }
-        let k = want.len();
-        let logits = self.logits.with_rows(k);
-        rec.linear(&self.rows.with_rows(k), &w.lm_head, None, &logits);
+        let logits = record_logits(&mut rec, &xn, want, &self.rows, &self.logits, &w.lm_head);
         rec.submit();
         self.pos += n;
         Ok(logits.read(g)?)

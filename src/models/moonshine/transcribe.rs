@@ -9,14 +9,13 @@ use std::path::Path;
 use std::sync::Arc;
 
 use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
+use rand::Rng;
 
 use super::model::{Moonshine, MIN_SAMPLES};
 use super::segment::{self, RATE};
 use crate::gpu::Gpu;
-use crate::models::speech::{
-    compression_ratio, Progress, Segment, SpeechError, SpeechModel, TranscribeOptions, Transcript,
-};
+use crate::models::speech::{compression_ratio, Progress, SpeechError, SpeechModel, TranscribeOptions, Transcript};
+use crate::models::speech_runner::{decode_tokens, load_tokenizer, seeded_rng, text_of, DecodeStats, Segments};
 use crate::models::ModelError;
 
 /// Token budget per second of audio (as useful-moonshine / transformers' examples).
@@ -64,9 +63,7 @@ impl MoonshineTranscriber {
     /// Loads with INT4 decoder projections or f32 everywhere.
     pub fn load_with(gpu: &Arc<Gpu>, dir: &Path, int4: bool) -> Result<MoonshineTranscriber, ModelError> {
         let model = Moonshine::load_with(gpu, dir, int4)?;
-        let tpath = dir.join("tokenizer.json");
-        let tok = tokenizers::Tokenizer::from_file(&tpath)
-            .map_err(|e| ModelError::Config { path: tpath.clone(), msg: e.to_string() })?;
+        let (tok, tpath) = load_tokenizer(dir)?;
         if tok.get_vocab_size(true) > model.cfg.vocab_size {
             return Err(ModelError::Config {
                 path: tpath,
@@ -74,10 +71,6 @@ impl MoonshineTranscriber {
             });
         }
         Ok(MoonshineTranscriber { model, tok })
-    }
-
-    fn text_of(&self, tokens: &[u32]) -> Result<String, SpeechError> {
-        self.tok.decode(tokens, true).map_err(|e| SpeechError::Tokenizer(e.to_string()))
     }
 
     /// Encodes one chunk (zero-padded to the encoder's minimum) and decodes it.
@@ -95,26 +88,22 @@ impl MoonshineTranscriber {
         let enc = self.model.encode(audio)?;
         let mut dec = self.model.decoder(&enc, budget + 1);
         let (eos, vocab) = (c.eos_token_id, c.vocab_size);
-        let mut row = dec.step(&[c.decoder_start_token_id], &[0])?;
-        let mut tokens = Vec::new();
-        let mut sum_logprob = 0.0;
-        loop {
+        let first = dec.step(&[c.decoder_start_token_id], &[0])?;
+        let pick = |row: &Vec<f32>| {
             let next = if temperature <= 0.0 {
                 (0..vocab).max_by(|&a, &b| row[a].total_cmp(&row[b]).then(b.cmp(&a))).unwrap_or(0) as u32
             } else {
-                sample(&row, temperature, rng)
+                sample(row, temperature, rng)
             };
-            sum_logprob += log_probs(&row)[next as usize];
-            if next == eos {
-                break;
-            }
-            tokens.push(next);
+            (next, log_probs(row)[next as usize])
+        };
+        let (tokens, avg_logprob) = decode_tokens(first, eos, pick, |tokens| {
             if tokens.len() >= budget {
-                break;
+                return Ok(None);
             }
-            row = dec.step(&[next], &[0])?;
-        }
-        Ok(Decoded { avg_logprob: sum_logprob / (tokens.len() + 1) as f64, tokens })
+            Ok(Some(dec.step(&tokens[tokens.len() - 1..], &[0])?))
+        })?;
+        Ok(Decoded { avg_logprob, tokens })
     }
 }
 
@@ -133,38 +122,28 @@ impl SpeechModel for MoonshineTranscriber {
             return Err(SpeechError::Language(l.to_lowercase()));
         }
         let duration = audio.len() as f64 / RATE as f64;
-        let mut rng = StdRng::seed_from_u64(opts.seed.unwrap_or_else(rand::random));
-        let mut segments: Vec<Segment> = Vec::new();
+        let mut rng = seeded_rng(opts);
+        let mut segments = Segments::new(on_progress);
         for (i, (start, end)) in segment::chunks(audio).into_iter().enumerate() {
-            if i > 0 && on_progress(Progress::Window).is_break() {
-                return Err(SpeechError::Cancelled);
+            if i > 0 {
+                segments.window_done()?;
             }
             let d = self.decode_chunk(&audio[start..end], opts.temperature, &mut rng)?;
-            let text = self.text_of(&d.tokens)?;
+            let text = text_of(&self.tok, &d.tokens)?;
             if text.trim().is_empty() {
                 continue;
             }
             // Segments concatenate into the transcript: each starts with a space, as Whisper's do.
             let text = if text.starts_with(char::is_whitespace) { text } else { format!(" {text}") };
-            let seg = Segment {
-                id: segments.len(),
-                seek: start / segment::FRAME,
-                start: start as f64 / RATE as f64,
-                end: end as f64 / RATE as f64,
-                compression_ratio: compression_ratio(&text),
-                text,
-                tokens: d.tokens,
+            let stats = DecodeStats {
                 temperature: opts.temperature.max(0.0),
                 avg_logprob: d.avg_logprob,
+                compression_ratio: compression_ratio(&text),
                 no_speech_prob: 0.0,
-                words: Vec::new(),
             };
-            if on_progress(Progress::Segment(&seg)).is_break() {
-                return Err(SpeechError::Cancelled);
-            }
-            segments.push(seg);
+            let span = (start as f64 / RATE as f64, end as f64 / RATE as f64);
+            segments.push(start / segment::FRAME, span, (text, d.tokens), &stats, Vec::new())?;
         }
-        let text = segments.iter().map(|s| s.text.as_str()).collect::<String>().trim().to_string();
-        Ok(Transcript { text, language: "en".into(), duration, segments })
+        Ok(segments.finish("en".into(), duration))
     }
 }

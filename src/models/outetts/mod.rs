@@ -5,6 +5,7 @@
 
 pub mod prompt;
 pub mod sampling;
+pub mod voice;
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -13,9 +14,9 @@ use std::sync::Arc;
 pub use prompt::{completion_prompt, Speaker};
 pub use sampling::CodeSampling;
 
-use crate::models::llm::{LoadOptions, Session, SessionOptions, TextModel};
 use crate::gpu::Gpu;
 use crate::models::dac::Dac;
+use crate::models::llm::{LoadOptions, Session, SessionOptions, TextModel};
 use crate::models::ModelError;
 use crate::text::TextTokenizer;
 

@@ -7,10 +7,9 @@ use std::sync::Arc;
 
 use super::config::DecoderArch;
 use super::layers::{bad, upload, Conv};
-use crate::gpu::conv::{Conv1dEpilogue, GpuConv1d, GpuConvTranspose1d, Recorder};
 use crate::gpu::{Gpu, GpuError};
 use crate::models::ModelError;
-use crate::reference::conv::ConvTranspose1dShape;
+use crate::nn::{Conv1dEpilogue, Conv1dShape, ConvTranspose1dShape, GpuConv1d, GpuConvTranspose1d, Recorder};
 use crate::weights::safetensors::Checkpoint;
 
 struct Stage {
@@ -179,9 +178,9 @@ impl Decoder {
     fn forward_whole(&self, z: &[f32], t: usize) -> Result<Vec<f32>, GpuError> {
         let gpu = &*self.gpu;
         let (a, b) = upload_halves(gpu, z, self.c_in / 2 * t);
-        let mut rec = Recorder::new(gpu);
+        let mut rec = Recorder::new(&self.gpu);
         let (out, len) = self.record(&mut rec, &a, &b, t)?;
-        rec.submit(gpu);
+        rec.submit();
         gpu.read_f32(&out, len)
     }
 
@@ -196,32 +195,30 @@ impl Decoder {
     ) -> Result<(wgpu::Buffer, usize), GpuError> {
         let gpu = &*self.gpu;
         let mut len = t;
-        let mut step = Recorder::step(gpu, len);
         let mut cur = gpu.storage("dec.pre", (self.pre[0].shape.c_out * len * 4) as u64);
-        self.pre[0].record(gpu, rec, &step, len, a, None, &cur);
-        self.pre[1].record(gpu, rec, &step, len, b, None, &cur);
+        self.pre[0].record(rec, len, a, None, &cur);
+        self.pre[1].record(rec, len, b, None, &cur);
         for st in &self.stages {
             let len2 = st.up.shape.t_out(len);
             let bytes = (st.channels * len2 * 4) as u64;
             gpu.check_binding("decoder activation", bytes)?;
             let up = gpu.storage("dec.up", bytes);
-            st.up.record(gpu, rec, &step, len, &cur, &up);
+            st.up.record(rec, len, &cur, &up);
             len = len2;
-            step = Recorder::step(gpu, len);
             let acc = gpu.storage("dec.acc", bytes);
             let tmp = [gpu.storage("dec.tmp0", bytes), gpu.storage("dec.tmp1", bytes)];
             for block in &st.blocks {
                 let mut src = &up;
                 for (c, conv) in block.iter().enumerate() {
                     let dst = if c + 1 == block.len() { &acc } else { &tmp[c % 2] };
-                    conv.record(gpu, rec, &step, len, src, Some(src), dst);
+                    conv.record(rec, len, src, Some(src), dst);
                     src = dst;
                 }
             }
             cur = acc;
         }
         let out = gpu.storage("dec.out", (len * 4) as u64);
-        self.post.record(gpu, rec, &step, len, &cur, None, &out);
+        self.post.record(rec, len, &cur, None, &out);
         Ok((out, len))
     }
 }
@@ -257,9 +254,5 @@ fn in_channels(c: &Conv, lo: usize, hi: usize, bias: bool) -> Conv {
     for o in 0..co {
         w.extend_from_slice(&c.w[(o * ci + lo) * k..(o * ci + hi) * k]);
     }
-    Conv {
-        shape: crate::reference::conv::Conv1dShape { c_in: hi - lo, ..c.shape },
-        w,
-        b: if bias { c.b.clone() } else { None },
-    }
+    Conv { shape: Conv1dShape { c_in: hi - lo, ..c.shape }, w, b: if bias { c.b.clone() } else { None } }
 }

@@ -3,9 +3,9 @@
 //! ElementwiseAffine; the first ConvFlow is skipped as in VITS `flows[:-2] + [flows[-1]]`)
 //! conditioned on the encoder states, giving log-durations.
 
+use super::cpu_ops::gelu;
 use super::layers::{add_in_place, bad, Conv, LayerNorm};
 use crate::models::ModelError;
-use crate::reference::conv::gelu;
 use crate::weights::safetensors::Checkpoint;
 
 /// Dilated depth-separable conv stack (VITS `DDSConv`).

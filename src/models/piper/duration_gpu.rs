@@ -10,8 +10,8 @@
 use super::duration::{DdsConv, DurationPredictor};
 use super::gpu_ops::{GpuChannelNorm, GpuSpline, MAX_BINS};
 use super::layers::upload;
-use crate::gpu::conv::{Conv1dEpilogue, GpuConv1d, Recorder};
 use crate::gpu::Gpu;
+use crate::nn::{Conv1dEpilogue, GpuConv1d, Recorder};
 
 struct GpuDdsLayer {
     sep: GpuConv1d,
@@ -39,22 +39,12 @@ impl GpuDds {
     }
 
     /// `x += ...` per layer, with `t1`, `t2` as scratch of x's size.
-    #[allow(clippy::too_many_arguments)]
-    fn record(
-        &self,
-        gpu: &Gpu,
-        rec: &mut Recorder,
-        step: &wgpu::Buffer,
-        t: usize,
-        x: &wgpu::Buffer,
-        t1: &wgpu::Buffer,
-        t2: &wgpu::Buffer,
-    ) {
+    fn record(&self, rec: &mut Recorder, t: usize, x: &wgpu::Buffer, t1: &wgpu::Buffer, t2: &wgpu::Buffer) {
         for l in &self.layers {
-            l.sep.record(gpu, rec, step, t, x, None, t1);
-            l.norm1.record(gpu, rec, step, t, t1, t2);
-            l.one.record(gpu, rec, step, t, t2, None, t1);
-            l.norm2.record(gpu, rec, step, t, t1, x);
+            l.sep.record(rec, t, x, None, t1);
+            l.norm1.record(rec, t, t1, t2);
+            l.one.record(rec, t, t2, None, t1);
+            l.norm2.record(rec, t, t1, x);
         }
     }
 }
@@ -109,15 +99,8 @@ impl GpuDurationPredictor {
 
     /// Records the flows over encoder states `x [hidden, t]` and `noise [2, t]` (N(0,1) *
     /// noise_w); returns the buffer that will hold channel 0 before the final affine.
-    pub fn record(
-        &self,
-        gpu: &Gpu,
-        rec: &mut Recorder,
-        step: &wgpu::Buffer,
-        t: usize,
-        x: &wgpu::Buffer,
-        noise: &[f32],
-    ) -> wgpu::Buffer {
+    pub fn record(&self, rec: &mut Recorder, t: usize, x: &wgpu::Buffer, noise: &[f32]) -> wgpu::Buffer {
+        let gpu = rec.gpu().clone();
         let bytes = |c: usize| (c * t * 4) as u64;
         let (g, h, t1, t2) = (
             gpu.storage("dp.g", bytes(self.filter)),
@@ -125,19 +108,19 @@ impl GpuDurationPredictor {
             gpu.storage("dp.t1", bytes(self.filter)),
             gpu.storage("dp.t2", bytes(self.filter)),
         );
-        self.pre.record(gpu, rec, step, t, x, None, &h);
-        self.convs.record(gpu, rec, step, t, &h, &t1, &t2);
-        self.proj.record(gpu, rec, step, t, &h, None, &g);
+        self.pre.record(rec, t, x, None, &h);
+        self.convs.record(rec, t, &h, &t1, &t2);
+        self.proj.record(rec, t, &h, None, &g);
         let max_params = self.flows.iter().map(|f| f.params_channels).max().unwrap_or(1);
         let params = gpu.storage("dp.spline", bytes(max_params));
         let mut first = gpu.storage_from("dp.z0", &noise[..t]);
         let mut second = gpu.storage_from("dp.z1", &noise[t..2 * t]);
         for f in &self.flows {
             std::mem::swap(&mut first, &mut second);
-            f.pre.record(gpu, rec, step, t, &first, Some(&g), &h);
-            f.convs.record(gpu, rec, step, t, &h, &t1, &t2);
-            f.proj.record(gpu, rec, step, t, &h, None, &params);
-            f.spline.record(gpu, rec, step, t, &params, &second);
+            f.pre.record(rec, t, &first, Some(&g), &h);
+            f.convs.record(rec, t, &h, &t1, &t2);
+            f.proj.record(rec, t, &h, None, &params);
+            f.spline.record(rec, t, &params, &second);
         }
         // The flip before the affine.
         second

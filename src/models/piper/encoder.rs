@@ -2,10 +2,9 @@
 //! multi-head attention, LayerNorm, conv FFN, LayerNorm), then a 1x1 projection to the
 //! prior's mean and log-std. Batch 1 without padding, so every mask is all ones.
 
+use super::cpu_ops::rel_attention;
 use super::layers::{add_in_place, bad, count, Conv, LayerNorm};
 use crate::models::ModelError;
-use crate::reference::conv::conv1d;
-use crate::reference::vits;
 use crate::weights::safetensors::Checkpoint;
 
 pub(super) struct Attention {
@@ -131,7 +130,7 @@ fn relu(mut v: Vec<f32>) -> Vec<f32> {
 impl Attention {
     fn forward(&self, x: &[f32], t: usize) -> Vec<f32> {
         let (q, k, v) = (self.q.forward(x, t), self.k.forward(x, t), self.v.forward(x, t));
-        let out = vits::rel_attention(&q, &k, &v, t, self.head_dim, self.window, &self.rel_k, &self.rel_v);
-        conv1d(&out, t, &self.o.w, self.o.b.as_deref(), self.o.shape, None)
+        let out = rel_attention(&q, &k, &v, t, self.head_dim, self.window, &self.rel_k, &self.rel_v);
+        self.o.forward(&out, t)
     }
 }

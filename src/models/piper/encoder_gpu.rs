@@ -8,9 +8,8 @@
 use super::encoder::TextEncoder;
 use super::gpu_ops::{GpuChannelNorm, GpuRelAttention, MAX_HEAD_DIM};
 use super::layers::{upload, Conv};
-use crate::gpu::conv::{Conv1dEpilogue, GpuConv1d, Recorder};
 use crate::gpu::{Gpu, GpuError};
-use crate::reference::conv::Conv1dShape;
+use crate::nn::{Conv1dEpilogue, Conv1dShape, GpuConv1d, Recorder};
 
 struct GpuEncoderLayer {
     qkv: GpuConv1d,
@@ -89,13 +88,8 @@ impl GpuTextEncoder {
     }
 
     /// Records the encoder over `x0` (the embedded ids, `[hidden, t]`, see `TextEncoder::embed`).
-    pub fn record(
-        &self,
-        gpu: &Gpu,
-        rec: &mut Recorder,
-        step: &wgpu::Buffer,
-        x0: &[f32],
-    ) -> Result<GpuEncoded, GpuError> {
+    pub fn record(&self, rec: &mut Recorder, x0: &[f32]) -> Result<GpuEncoded, GpuError> {
+        let gpu = rec.gpu().clone();
         let h = self.hidden;
         let t = x0.len() / h;
         let bytes = |c: usize| (c * t * 4) as u64;
@@ -110,16 +104,16 @@ impl GpuTextEncoder {
         let ffn = gpu.storage("enc.ffn", bytes(self.filter));
         let scores = gpu.storage("enc.scores", score_bytes);
         for l in &self.layers {
-            l.qkv.record(gpu, rec, step, t, &x, None, &qkv);
-            l.attn.record(gpu, rec, step, t, &qkv, &scores, &attn);
-            l.o.record(gpu, rec, step, t, &attn, Some(&x), &y);
-            l.norm1.record(gpu, rec, step, t, &y, &x);
-            l.ffn1.record(gpu, rec, step, t, &x, None, &ffn);
-            l.ffn2.record(gpu, rec, step, t, &ffn, Some(&x), &y);
-            l.norm2.record(gpu, rec, step, t, &y, &x);
+            l.qkv.record(rec, t, &x, None, &qkv);
+            l.attn.record(rec, t, &qkv, &scores, &attn);
+            l.o.record(rec, t, &attn, Some(&x), &y);
+            l.norm1.record(rec, t, &y, &x);
+            l.ffn1.record(rec, t, &x, None, &ffn);
+            l.ffn2.record(rec, t, &ffn, Some(&x), &y);
+            l.norm2.record(rec, t, &y, &x);
         }
         let stats = gpu.storage("enc.stats", bytes(self.stats_channels));
-        self.proj.record(gpu, rec, step, t, &x, None, &stats);
+        self.proj.record(rec, t, &x, None, &stats);
         Ok(GpuEncoded { x, stats })
     }
 }

@@ -15,9 +15,8 @@ use std::sync::Arc;
 
 use super::flow::Flow;
 use super::layers::{upload, Conv};
-use crate::gpu::conv::{Conv1dEpilogue, GpuConv1d, GpuGate, Recorder};
 use crate::gpu::Gpu;
-use crate::reference::conv::Conv1dShape;
+use crate::nn::{Conv1dEpilogue, Conv1dShape, GpuConv1d, GpuGate, Recorder};
 
 struct GpuWaveNetLayer {
     conv: GpuConv1d,
@@ -109,7 +108,6 @@ impl GpuFlow {
     /// ([half, t] each); on return they hold the result's halves, in order.
     pub fn record(&self, rec: &mut Recorder, t: usize, a: &wgpu::Buffer, b: &wgpu::Buffer) {
         let g = &*self.gpu;
-        let step = Recorder::step(g, t);
         let bytes = |c: usize| (c * t * 4) as u64;
         let (x, acts, skip) = (
             g.storage("flow.x", bytes(self.hidden)),
@@ -119,16 +117,16 @@ impl GpuFlow {
         let gated = g.storage("flow.in", bytes(2 * self.hidden));
         for c in &self.couplings {
             let (first, second) = if c.first_is_b { (b, a) } else { (a, b) };
-            c.pre.record(g, rec, &step, t, first, None, &x);
+            c.pre.record(rec, t, first, None, &x);
             for l in &c.layers {
-                l.conv.record(g, rec, &step, t, &x, None, &gated);
-                self.gate.record(g, rec, &step, t, &gated, &acts);
+                l.conv.record(rec, t, &x, None, &gated);
+                self.gate.record(rec, t, &gated, &acts);
                 if let Some(res) = &l.res {
-                    res.record(g, rec, &step, t, &acts, None, &x);
+                    res.record(rec, t, &acts, None, &x);
                 }
-                l.skip.record(g, rec, &step, t, &acts, None, &skip);
+                l.skip.record(rec, t, &acts, None, &skip);
             }
-            c.post.record(g, rec, &step, t, &skip, None, second);
+            c.post.record(rec, t, &skip, None, second);
         }
     }
 }

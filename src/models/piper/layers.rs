@@ -1,10 +1,10 @@
 //! CPU layers of the Piper voice (the small parts: text encoder, duration predictor, flow)
-//! over channel-major `[channels, time]` tensors, built on `reference::conv`.
+//! over channel-major `[channels, time]` tensors, built on `cpu_ops`.
 
-use crate::gpu::conv::{Conv1dEpilogue, GpuConv1d};
+use super::cpu_ops::{conv1d, layer_norm_channels};
 use crate::gpu::Gpu;
 use crate::models::ModelError;
-use crate::reference::conv::{conv1d, layer_norm_channels, Conv1dShape};
+use crate::nn::{Conv1dEpilogue, Conv1dShape, GpuConv1d};
 use crate::weights::safetensors::Checkpoint;
 
 /// A `Conv1d` with its weights; padding keeps the length ("same").

@@ -7,6 +7,7 @@
 //! `.onnx` + `.onnx.json`.
 
 pub mod config;
+pub mod cpu_ops;
 pub mod decoder;
 pub mod duration;
 pub mod duration_gpu;
@@ -16,6 +17,7 @@ pub mod flow;
 pub mod flow_gpu;
 pub mod gpu_ops;
 pub mod layers;
+pub mod voice;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -25,9 +27,9 @@ use rand_chacha::ChaCha8Rng;
 
 pub use config::{DecoderArch, InferenceConfig, VoiceConfig};
 
-use crate::gpu::conv::Recorder;
 use crate::gpu::Gpu;
 use crate::models::ModelError;
+use crate::nn::Recorder;
 use crate::weights::safetensors::Checkpoint;
 
 pub struct PiperVoice {
@@ -137,11 +139,10 @@ impl PiperVoice {
         match (&self.gpu_front, on_gpu) {
             (Some((enc, dp)), true) => {
                 let g = &*self.gpu;
-                let mut rec = Recorder::new(g);
-                let step = Recorder::step(g, t);
-                let encoded = enc.record(g, &mut rec, &step, &self.encoder.embed(ids))?;
-                let z = dp.record(g, &mut rec, &step, t, &encoded.x, &noise);
-                rec.submit(g);
+                let mut rec = Recorder::new(&self.gpu);
+                let encoded = enc.record(&mut rec, &self.encoder.embed(ids))?;
+                let z = dp.record(&mut rec, t, &encoded.x, &noise);
+                rec.submit();
                 let mut logw = g.read_f32(&z, t)?;
                 self.duration.affine_reverse(&mut logw);
                 Ok((logw, Prior::Gpu(encoded.stats)))
@@ -185,9 +186,8 @@ impl PiperVoice {
                 let (h, t) = (f.half, ids.len());
                 let a = g.storage("z", (h * frames * 4) as u64);
                 let b = g.storage("z", ((c - h) * frames * 4) as u64);
-                let step = Recorder::step(g, frames);
-                gpu_ops::record_expand_prior(g, rec, &step, frames, (0, h, c, t), &stats, &idx, &eps, &a);
-                gpu_ops::record_expand_prior(g, rec, &step, frames, (h, c - h, c, t), &stats, &idx, &eps, &b);
+                gpu_ops::record_expand_prior(rec, frames, (0, h, c, t), &stats, &idx, &eps, &a);
+                gpu_ops::record_expand_prior(rec, frames, (h, c - h, c, t), &stats, &idx, &eps, &b);
                 (a, b)
             })?,
             (Prior::Cpu(enc), Some(f)) => self.flow_and_decode_on_gpu(f, frames, |g, _| {
@@ -216,18 +216,18 @@ impl PiperVoice {
         z_halves: impl FnOnce(&Gpu, &mut Recorder) -> (wgpu::Buffer, wgpu::Buffer),
     ) -> Result<Vec<f32>, ModelError> {
         let g = &*self.gpu;
-        let mut rec = Recorder::new(g);
+        let mut rec = Recorder::new(&self.gpu);
         let (a, b) = z_halves(g, &mut rec);
         f.record(&mut rec, frames, &a, &b);
         if !self.decoder.fits(frames) {
             // Too long for one pass of the generator: it decodes z in windows.
-            rec.submit(g);
+            rec.submit();
             let mut z = g.read_f32(&a, f.half * frames)?;
             z.extend(g.read_f32(&b, (self.decoder.c_in - f.half) * frames)?);
             return Ok(self.decoder.forward(&z, frames)?);
         }
         let (out, len) = self.decoder.record(&mut rec, &a, &b, frames)?;
-        rec.submit(g);
+        rec.submit();
         Ok(g.read_f32(&out, len)?)
     }
 }
@@ -275,9 +275,9 @@ impl PiperVoice {
                 let g = &*self.gpu;
                 let s = f.half * t;
                 let (a, b) = decoder::upload_halves(g, z, s);
-                let mut rec = Recorder::new(g);
+                let mut rec = Recorder::new(&self.gpu);
                 f.record(&mut rec, t, &a, &b);
-                rec.submit(g);
+                rec.submit();
                 let mut out = g.read_f32(&a, s)?;
                 out.extend(g.read_f32(&b, z.len() - s)?);
                 Ok(out)

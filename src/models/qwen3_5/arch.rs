@@ -8,8 +8,10 @@ use crate::gpu::Gpu;
 use crate::graph::DeviceTensor;
 use crate::models::decoder::{Built, GraphIo, LayerState, Mode, TextArch};
 use crate::models::qwen3_5::config::LayerKind;
-use crate::models::rope::{cos_sin_table, inv_freq, RopeScaling};
-use crate::models::{read_json, ModelError};
+use crate::models::rope::RopeScaling;
+use crate::models::text_base;
+use crate::models::text_config::TextConfig;
+use crate::models::ModelError;
 use crate::weights::{TensorSource, WeightFormat};
 
 /// The `architectures` names this family loads.
@@ -22,8 +24,7 @@ pub struct Qwen35Arch {
 
 /// Parses a Qwen3.5 config.json (text config, or a multimodal one's text_config).
 pub fn read_config(config_path: &Path) -> Result<Qwen35Config, ModelError> {
-    let v: serde_json::Value = read_json(config_path)?;
-    Qwen35Config::from_json(&v).map_err(|msg| ModelError::Config { path: config_path.to_path_buf(), msg })
+    text_base::read_config(config_path, Qwen35Config::from_json)
 }
 
 /// `ArchLoader` for the family's config.json.
@@ -42,20 +43,8 @@ impl TextArch for Qwen35Arch {
     fn family(&self) -> &'static str {
         "qwen3_5"
     }
-    fn vocab(&self) -> usize {
-        self.cfg.vocab
-    }
-    fn layers(&self) -> usize {
-        self.cfg.layers()
-    }
-    fn max_positions(&self) -> usize {
-        self.cfg.max_pos
-    }
-    fn eos(&self) -> &[u32] {
-        &self.cfg.eos
-    }
-    fn bos(&self) -> Option<u32> {
-        self.cfg.bos
+    fn config(&self) -> &TextConfig {
+        &self.cfg
     }
     fn weight_bytes(&self) -> u64 {
         self.weights.bytes()
@@ -64,15 +53,10 @@ impl TextArch for Qwen35Arch {
     fn new_io(&self, gpu: &Gpu, chunk: usize, max_seq: usize) -> Result<GraphIo, ModelError> {
         let c = &self.cfg;
         let mut io = GraphIo::base(gpu, chunk, max_seq)?;
-        let table = cos_sin_table(&inv_freq(c.rope_theta, c.rotary_dim, &RopeScaling::None), max_seq);
-        io.cos_sin = Some(DeviceTensor::f32(gpu, "rope.cos_sin", &table, 2)?);
-        let kv_len = c.kv_heads * max_seq * c.head_dim;
+        io.cos_sin = Some(c.rope_table(gpu, c.rotary_dim, &RopeScaling::None, max_seq)?);
         for (i, kind) in c.layer_kinds.iter().enumerate() {
             io.layers.push(match kind {
-                LayerKind::Full => LayerState::Attention {
-                    k_cache: DeviceTensor::zeros(gpu, &format!("k_cache.{i}"), kv_len, c.head_dim)?,
-                    v_cache: DeviceTensor::zeros(gpu, &format!("v_cache.{i}"), kv_len, c.head_dim)?,
-                },
+                LayerKind::Full => c.kv_state(gpu, i, 1, max_seq)?,
                 LayerKind::Linear => LayerState::Recurrent(vec![
                     DeviceTensor::zeros(gpu, &format!("conv_state.{i}"), c.conv_dim() * c.conv_kernel, c.conv_kernel)?,
                     DeviceTensor::zeros(gpu, &format!("delta_state.{i}"), c.v_heads * c.dk * c.dv, c.dv)?,

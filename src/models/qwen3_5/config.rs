@@ -4,8 +4,9 @@
 
 use serde::Deserialize;
 
-use crate::models::llama::config::OneOrMany;
 use crate::models::rope::RopeParameters;
+use crate::models::text_base::{check_silu, eos_ids, rotary_dim, OneOrMany};
+use crate::models::text_config::{text_config_deref, TextConfig};
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct RawTextConfig {
@@ -48,31 +49,23 @@ pub enum LayerKind {
     Full,
 }
 
-/// The resolved hyper-parameters the graph builder uses.
+/// The resolved hyper-parameters the graph builder uses: the numbers every family has (`text`,
+/// which the config derefs to) and Qwen3.5's own.
 #[derive(Debug, Clone)]
 pub struct Qwen35Config {
-    pub hidden: usize,
-    pub intermediate: usize,
+    pub text: TextConfig,
     pub layer_kinds: Vec<LayerKind>,
-    pub heads: usize,
-    pub kv_heads: usize,
-    pub head_dim: usize,
     pub rotary_dim: usize,
-    pub rope_theta: f64,
-    pub eps: f32,
-    pub vocab: usize,
-    pub max_pos: usize,
-    pub tied: bool,
     pub conv_kernel: usize,
     pub k_heads: usize,
     pub v_heads: usize,
     pub dk: usize,
     pub dv: usize,
-    pub eos: Vec<u32>,
-    pub bos: Option<u32>,
     /// Tensor name prefix: "model." or "model.language_model." (multimodal checkpoints).
     pub prefix: String,
 }
+
+text_config_deref!(Qwen35Config);
 
 impl Qwen35Config {
     pub fn layers(&self) -> usize {
@@ -114,11 +107,7 @@ impl Qwen35Config {
         if t.linear_key_head_dim > 256 || !(2..=8).contains(&t.linear_conv_kernel_dim) {
             return Err("linear_key_head_dim above 256 or linear_conv_kernel_dim outside 2-8".into());
         }
-        if let Some(act) = &t.hidden_act {
-            if act != "silu" {
-                return Err(format!("hidden_act '{act}' is not supported (silu is)"));
-            }
-        }
+        check_silu(t.hidden_act.as_deref())?;
         if t.attention_bias == Some(true) {
             return Err("attention_bias is not supported".into());
         }
@@ -150,25 +139,29 @@ impl Qwen35Config {
         let rope_theta = rope.rope_theta.or(t.rope_theta).unwrap_or(10000.0);
         crate::models::check_text_numbers(t.max_position_embeddings, rope_theta, t.rms_norm_eps, t.vocab_size)?;
         Ok(Qwen35Config {
-            hidden: t.hidden_size,
-            intermediate: t.intermediate_size,
+            text: TextConfig {
+                hidden: t.hidden_size,
+                intermediate: t.intermediate_size,
+                layers: t.num_hidden_layers,
+                heads: t.num_attention_heads,
+                kv_heads: t.num_key_value_heads,
+                head_dim,
+                eps: t.rms_norm_eps as f32,
+                norm_add_unit: true,
+                vocab: t.vocab_size,
+                max_pos: t.max_position_embeddings,
+                rope_theta,
+                tied: top_tied.or(t.tie_word_embeddings).unwrap_or(false),
+                eos: eos_ids(&t.eos_token_id),
+                bos: t.bos_token_id,
+            },
             layer_kinds,
-            heads: t.num_attention_heads,
-            kv_heads: t.num_key_value_heads,
-            head_dim,
-            rotary_dim: ((head_dim as f64 * partial) as usize) & !1,
-            rope_theta,
-            eps: t.rms_norm_eps as f32,
-            vocab: t.vocab_size,
-            max_pos: t.max_position_embeddings,
-            tied: top_tied.or(t.tie_word_embeddings).unwrap_or(false),
+            rotary_dim: rotary_dim(head_dim, partial),
             conv_kernel: t.linear_conv_kernel_dim,
             k_heads: t.linear_num_key_heads,
             v_heads: t.linear_num_value_heads,
             dk: t.linear_key_head_dim,
             dv: t.linear_value_head_dim,
-            eos: t.eos_token_id.as_ref().map(|e| e.to_vec()).unwrap_or_default(),
-            bos: t.bos_token_id,
             prefix: if nested { "model.language_model.".into() } else { "model.".into() },
         })
     }

@@ -10,19 +10,9 @@ use std::sync::Arc;
 use super::config::Qwen35Config;
 use super::weights::{in_proj_parts, AttnWeights, DeltaWeights, Mixer, Qwen35Weights};
 use crate::graph::hybrid::{CausalConv, DeltaShape, GatedDelta, RmsNormGated, SigmoidGate};
-use crate::graph::ir::{AttnShape, RopeAttrs};
-use crate::graph::{DeviceTensor, Graph, Op, Rows, TensorId};
+use crate::graph::{DeviceTensor, Graph, Op, TensorId};
 use crate::models::decoder::{Built, GraphIo, LayerState, Mode};
-
-fn act(g: &mut Graph, name: &str, width: usize) -> TensorId {
-    g.activation(name, width, Rows::Tokens)
-}
-
-fn norm(g: &mut Graph, x: TensorId, weight: TensorId, name: &str, dim: usize, rows: usize, eps: f32) -> TensorId {
-    let out = act(g, name, dim * rows);
-    g.push(Op::RmsNorm { x, weight, out, dim, rows_per_token: rows, eps, add_unit: true });
-    out
-}
+use crate::models::text_base::{self, act, embed, input_tokens, logits, residual_mlp, rms_norm};
 
 fn matmul(g: &mut Graph, x: TensorId, w: TensorId, name: &str, width: usize) -> TensorId {
     let out = act(g, name, width);
@@ -97,7 +87,7 @@ fn attention(
     max_seq: usize,
     xn: TensorId,
 ) -> TensorId {
-    let (hd, qw, kvw) = (c.head_dim, c.heads * c.head_dim, c.kv_heads * c.head_dim);
+    let (qw, kvw) = (c.heads * c.head_dim, c.kv_heads * c.head_dim);
     let mut bind = |name: &str, t: &Arc<DeviceTensor>| g.bound(format!("layers.{i}.self_attn.{name}"), t.clone());
     let (wq, wgate, wk, wv, wo) = (
         bind("q_proj.query", &w.q),
@@ -112,22 +102,8 @@ fn attention(
     let gate = matmul(g, xn, wgate, "attn_gate", qw);
     let k = matmul(g, xn, wk, "k", kvw);
     let v = matmul(g, xn, wv, "v", kvw);
-    let q = norm(g, q, qn, "q_normed", hd, c.heads, c.eps);
-    let k = norm(g, k, kn, "k_normed", hd, c.kv_heads, c.eps);
-    let rope = RopeAttrs {
-        n_q_heads: c.heads,
-        n_kv_heads: c.kv_heads,
-        head_dim: hd,
-        rotary_dim: c.rotary_dim,
-        interleaved: false,
-        max_pos: max_seq,
-    };
-    let shape = AttnShape { n_heads: c.heads, n_kv_heads: c.kv_heads, head_dim: hd, max_seq };
-    let (qr, kr) = (act(g, "q_rope", qw), act(g, "k_rope", kvw));
-    g.push(Op::Rope { q, k, cos_sin, q_out: qr, k_out: kr, attrs: rope });
-    g.push(Op::KvAppend { k: kr, v, k_cache: kc, v_cache: vc, attrs: shape });
-    let attn = act(g, "attn", qw);
-    g.push(Op::Attention { q: qr, k_cache: kc, v_cache: vc, out: attn, attrs: shape, scale: 1.0 / (hd as f32).sqrt() });
+    let at = (c.attn_shape(max_seq), c.rope_attrs(c.rotary_dim, max_seq));
+    let attn = text_base::attention(g, c, [q, k, v, kc, vc, cos_sin], Some((qn, kn)), at);
     let gated = act(g, "attn_gated", qw);
     g.push(Op::SigmoidGate(SigmoidGate { x: attn, gate, out: gated }));
     matmul(g, gated, wo, "mixer_out", c.hidden)
@@ -136,23 +112,21 @@ fn attention(
 pub fn build_graph(c: &Qwen35Config, w: &Qwen35Weights, io: &GraphIo, mode: Mode) -> Built {
     let mut g = Graph::default();
     let h = c.hidden;
-    let tokens = match mode {
-        Mode::Decode => g.bound("next_token", io.next_token.clone()),
-        // (BatchedDecode is never asked of this family: supports_batched_decode() is false.)
-        Mode::Prefill { .. } | Mode::BatchedDecode => g.bound("tokens_in", io.tokens_in.clone()),
-    };
+    // (BatchedDecode is never asked of this family: supports_batched_decode() is false.)
+    let tokens = input_tokens(&mut g, io, mode);
     let next_token = g.bound("next_token", io.next_token.clone());
     let cos_sin = g.bound("rope.cos_sin", io.cos_sin.clone().expect("qwen3_5 allocates a rope table"));
     let table = g.bound("embed_tokens", w.embed.clone());
-    let mut x = act(&mut g, "embed", h);
-    g.push(Op::Embed { tokens, table, out: x });
+    let mut x = embed(&mut g, tokens, table, h);
     for (i, l) in w.layers.iter().enumerate() {
         let attn_norm = g.bound(format!("layers.{i}.input_layernorm"), l.attn_norm.clone());
-        let mlp_norm = g.bound(format!("layers.{i}.post_attention_layernorm"), l.mlp_norm.clone());
-        let wg = g.bound(format!("layers.{i}.gate_proj"), l.gate.clone());
-        let wu = g.bound(format!("layers.{i}.up_proj"), l.up.clone());
-        let wd = g.bound(format!("layers.{i}.down_proj"), l.down.clone());
-        let xn = norm(&mut g, x, attn_norm, "attn_in", h, 1, c.eps);
+        let mlp = [
+            g.bound(format!("layers.{i}.post_attention_layernorm"), l.mlp_norm.clone()),
+            g.bound(format!("layers.{i}.gate_proj"), l.mlp.gate.clone()),
+            g.bound(format!("layers.{i}.up_proj"), l.mlp.up.clone()),
+            g.bound(format!("layers.{i}.down_proj"), l.mlp.down.clone()),
+        ];
+        let xn = rms_norm(&mut g, c, x, attn_norm, "attn_in", h, 1);
         let o = match (&l.mixer, &io.layers[i]) {
             (Mixer::Delta(d), LayerState::Recurrent(state)) => delta(&mut g, c, i, d, state, xn),
             (Mixer::Attn(a), LayerState::Attention { k_cache, v_cache }) => {
@@ -160,25 +134,7 @@ pub fn build_graph(c: &Qwen35Config, w: &Qwen35Weights, io: &GraphIo, mode: Mode
             }
             _ => unreachable!("new_io allocates the state each layer kind needs"),
         };
-        let x2 = act(&mut g, "resid_attn", h);
-        g.push(Op::Add { a: x, b: o, out: x2 });
-        let xn2 = norm(&mut g, x2, mlp_norm, "mlp_in", h, 1, c.eps);
-        let gt = matmul(&mut g, xn2, wg, "gate", c.intermediate);
-        let up = matmul(&mut g, xn2, wu, "up", c.intermediate);
-        let s = act(&mut g, "swiglu", c.intermediate);
-        g.push(Op::SwiGlu { gate: gt, up, out: s });
-        let d = matmul(&mut g, s, wd, "down", h);
-        let x3 = act(&mut g, "resid_mlp", h);
-        g.push(Op::Add { a: x2, b: d, out: x3 });
-        x = x3;
+        x = residual_mlp(&mut g, c, x, o, mlp, ["resid_attn", "mlp_in", "resid_mlp"]);
     }
-    let final_norm = g.bound("norm", w.final_norm.clone());
-    let xn = norm(&mut g, x, final_norm, "final_norm", h, 1, c.eps);
-    let lm_head = g.bound("lm_head", w.lm_head.clone());
-    let all = matches!(mode, Mode::Prefill { all_logits: true });
-    let logits = g.activation("logits", c.vocab, if all { Rows::Tokens } else { Rows::One });
-    g.push(Op::MatMul { x: xn, w: lm_head, bias: None, out: logits, last_row: !all });
-    g.argmax(logits, next_token, all);
-    g.outputs.push(logits);
-    Built { graph: g, logits, next_token }
+    logits(g, c, w, "norm", x, next_token, mode)
 }

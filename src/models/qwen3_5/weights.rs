@@ -4,9 +4,10 @@ use std::sync::Arc;
 
 use super::config::{LayerKind, Qwen35Config};
 use crate::gpu::Gpu;
+use crate::graph::upload::matrix_from;
 use crate::graph::DeviceTensor;
+use crate::models::text_base::{bytes_of, Layer, MixerWeights, TextWeights};
 use crate::weights::int4::Int4Matrix;
-use crate::weights::upload::{matrix, matrix_from, vector};
 use crate::weights::{TensorSource, WeightError, WeightFormat};
 
 /// A Gated DeltaNet token mixer.
@@ -40,20 +41,16 @@ pub enum Mixer {
     Attn(AttnWeights),
 }
 
-pub struct LayerWeights {
-    pub attn_norm: Arc<DeviceTensor>,
-    pub mixer: Mixer,
-    pub mlp_norm: Arc<DeviceTensor>,
-    pub gate: Arc<DeviceTensor>,
-    pub up: Arc<DeviceTensor>,
-    pub down: Arc<DeviceTensor>,
-}
+pub type LayerWeights = Layer<Mixer>;
+pub type Qwen35Weights = TextWeights<Mixer>;
 
-pub struct Qwen35Weights {
-    pub embed: Arc<DeviceTensor>,
-    pub lm_head: Arc<DeviceTensor>,
-    pub final_norm: Arc<DeviceTensor>,
-    pub layers: Vec<LayerWeights>,
+impl MixerWeights for Mixer {
+    fn bytes(&self) -> u64 {
+        match self {
+            Mixer::Delta(d) => bytes_of(&[&d.in_proj, &d.conv, &d.a_log, &d.dt_bias, &d.norm, &d.out], &[]),
+            Mixer::Attn(a) => bytes_of(&[&a.q, &a.gate, &a.k, &a.v, &a.o, &a.q_norm, &a.k_norm], &[]),
+        }
+    }
 }
 
 /// The Gated DeltaNet input projections in the order `in_proj` concatenates them, with their heights.
@@ -108,23 +105,12 @@ fn split_q(data: &[f32], heads: usize, hd: usize, h: usize) -> (Vec<f32>, Vec<f3
     (q, g)
 }
 
-impl Qwen35Weights {
+impl TextWeights<Mixer> {
     pub fn load(gpu: &Gpu, ck: &dyn TensorSource, c: &Qwen35Config, format: WeightFormat) -> Result<Self, WeightError> {
         let h = c.hidden;
-        let p0 = &c.prefix;
-        let embed = matrix(gpu, ck, &format!("{p0}embed_tokens.weight"), c.vocab, h, format)?;
-        let lm_head = if c.tied || !ck.contains("lm_head.weight") {
-            embed.clone()
-        } else {
-            matrix(gpu, ck, "lm_head.weight", c.vocab, h, format)?
-        };
-        let final_norm = vector(gpu, ck, &format!("{p0}norm.weight"), h)?;
-        let mut layers = Vec::with_capacity(c.layers());
-        for (i, kind) in c.layer_kinds.iter().enumerate() {
-            let p = |s: &str| format!("{p0}layers.{i}.{s}");
-            let lin = |s: &str, rows, cols| matrix(gpu, ck, &p(s), rows, cols, format);
-            let vec = |s: &str, len| vector(gpu, ck, &p(s), len);
-            let mixer = match kind {
+        Self::load_layers(gpu, ck, c, format, &c.prefix, "norm.weight", |l| {
+            let p = |s: &str| l.name(s);
+            let mixer = match c.layer_kinds[l.index] {
                 LayerKind::Linear => {
                     let conv = ck.f32(&p("linear_attn.conv1d.weight"), &[c.conv_dim(), 1, c.conv_kernel])?;
                     let parts = in_proj_parts(c);
@@ -133,10 +119,10 @@ impl Qwen35Weights {
                     Mixer::Delta(DeltaWeights {
                         in_proj: concat_rows(gpu, ck, &p("linear_attn.in_proj"), &names, h, format)?,
                         conv: DeviceTensor::f32(gpu, &p("linear_attn.conv1d.weight"), &conv, c.conv_kernel)?,
-                        a_log: vec("linear_attn.A_log", c.v_heads)?,
-                        dt_bias: vec("linear_attn.dt_bias", c.v_heads)?,
-                        norm: vec("linear_attn.norm.weight", c.dv)?,
-                        out: lin("linear_attn.out_proj.weight", h, c.value_dim())?,
+                        a_log: l.vector("linear_attn.A_log", c.v_heads)?,
+                        dt_bias: l.vector("linear_attn.dt_bias", c.v_heads)?,
+                        norm: l.vector("linear_attn.norm.weight", c.dv)?,
+                        out: l.matrix("linear_attn.out_proj.weight", h, c.value_dim())?,
                     })
                 }
                 LayerKind::Full => {
@@ -146,40 +132,20 @@ impl Qwen35Weights {
                     Mixer::Attn(AttnWeights {
                         q: matrix_from(gpu, &format!("{name}.query"), q, qw, h, format)?,
                         gate: matrix_from(gpu, &format!("{name}.gate"), gate, qw, h, format)?,
-                        k: lin("self_attn.k_proj.weight", c.kv_heads * hd, h)?,
-                        v: lin("self_attn.v_proj.weight", c.kv_heads * hd, h)?,
-                        o: lin("self_attn.o_proj.weight", h, qw)?,
-                        q_norm: vec("self_attn.q_norm.weight", hd)?,
-                        k_norm: vec("self_attn.k_norm.weight", hd)?,
+                        k: l.matrix("self_attn.k_proj.weight", c.kv_heads * hd, h)?,
+                        v: l.matrix("self_attn.v_proj.weight", c.kv_heads * hd, h)?,
+                        o: l.matrix("self_attn.o_proj.weight", h, qw)?,
+                        q_norm: l.vector("self_attn.q_norm.weight", hd)?,
+                        k_norm: l.vector("self_attn.k_norm.weight", hd)?,
                     })
                 }
             };
-            layers.push(LayerWeights {
-                attn_norm: vec("input_layernorm.weight", h)?,
+            Ok(Layer {
                 mixer,
-                mlp_norm: vec("post_attention_layernorm.weight", h)?,
-                gate: lin("mlp.gate_proj.weight", c.intermediate, h)?,
-                up: lin("mlp.up_proj.weight", c.intermediate, h)?,
-                down: lin("mlp.down_proj.weight", h, c.intermediate)?,
-            });
-        }
-        Ok(Qwen35Weights { embed, lm_head, final_norm, layers })
-    }
-
-    /// Bytes of weights one decode step reads (the lm_head counted once if tied).
-    pub fn bytes(&self) -> u64 {
-        let sum = |ts: &[&Arc<DeviceTensor>]| ts.iter().map(|t| t.bytes()).sum::<u64>();
-        let layers: u64 = self
-            .layers
-            .iter()
-            .map(|l| {
-                let mixer = match &l.mixer {
-                    Mixer::Delta(d) => sum(&[&d.in_proj, &d.conv, &d.a_log, &d.dt_bias, &d.norm, &d.out]),
-                    Mixer::Attn(a) => sum(&[&a.q, &a.gate, &a.k, &a.v, &a.o, &a.q_norm, &a.k_norm]),
-                };
-                mixer + sum(&[&l.attn_norm, &l.mlp_norm, &l.gate, &l.up, &l.down])
+                attn_norm: l.vector("input_layernorm.weight", h)?,
+                mlp_norm: l.vector("post_attention_layernorm.weight", h)?,
+                mlp: l.swiglu(["mlp.gate_proj.weight", "mlp.up_proj.weight", "mlp.down_proj.weight"], c)?,
             })
-            .sum();
-        layers + self.lm_head.bytes() + self.final_norm.bytes()
+        })
     }
 }

@@ -8,6 +8,8 @@ use super::config::WhisperConfig;
 use super::weights::{Linear, WhisperWeights};
 use crate::audio::mel::transpose;
 use crate::gpu::Gpu;
+pub use crate::models::speech_runner::Encoded;
+use crate::models::speech_runner::{check_room, embed_tokens, record_logits};
 use crate::models::ModelError;
 use crate::nn::{AttnArgs, Conv1d, LogitRules, LogitStats, Mat, Recorder, STATS_WORDS};
 use crate::weights::{Checkpoint, TensorSource};
@@ -18,13 +20,6 @@ pub struct Whisper {
     pub gpu: Arc<Gpu>,
     pub cfg: WhisperConfig,
     pub w: WhisperWeights,
-}
-
-/// The encoder's output for one window, with every decoder layer's
-/// cross-attention K/V ([T, 2D], computed once per window).
-pub struct Encoded {
-    pub out: Mat,
-    pub cross_kv: Vec<Mat>,
 }
 
 fn linear(rec: &mut Recorder, x: &Mat, l: &Linear, out: &Mat) {
@@ -106,18 +101,8 @@ impl Whisper {
         }
         let out = Mat::new(g, "enc out", t, d);
         rec.layer_norm(&xa, &self.w.enc_ln.w, &self.w.enc_ln.b, LN_EPS, &out);
-        let cross_kv: Vec<Mat> = self
-            .w
-            .dec_layers
-            .iter()
-            .map(|l| {
-                let kv = Mat::new(g, "cross kv", t, 2 * d);
-                linear(&mut rec, &out, &l.xkv, &kv);
-                kv
-            })
-            .collect();
-        rec.submit();
-        Ok(Encoded { out, cross_kv })
+        let layers = &self.w.dec_layers;
+        Ok(Encoded::finish(rec, out, d, layers.len(), |rec, l, out, kv| linear(rec, out, &layers[l].xkv, kv)))
     }
 
     /// A decoder over one encoded window, with an empty KV cache.
@@ -251,17 +236,9 @@ impl Decoder<'_> {
     ) -> Result<Mat, ModelError> {
         let (c, w, g) = (&self.m.cfg, &self.m.w, &self.m.gpu);
         let (d, n, pos0) = (c.d_model, tokens.len(), self.pos);
-        if n == 0 || pos0 + n > c.max_target_positions {
-            return Err(ModelError::ContextFull { need: pos0 + n, max: c.max_target_positions });
-        }
+        check_room(pos0, n, c.max_target_positions)?;
         // Token + position embeddings on the CPU: a gather of n rows.
-        let mut x = Vec::with_capacity(n * d);
-        for (r, &t) in tokens.iter().enumerate() {
-            let t = (t as usize).min(c.vocab_size - 1);
-            let e = &w.embed[t * d..(t + 1) * d];
-            let p = &w.dec_pos[(pos0 + r) * d..(pos0 + r + 1) * d];
-            x.extend(e.iter().zip(p).map(|(a, b)| a + b));
-        }
+        let x = embed_tokens(&w.embed, d, tokens, Some(&w.dec_pos[pos0 * d..(pos0 + n) * d]));
         g.queue.write_buffer(&self.xa.buf, 0, bytemuck::cast_slice(&x));
         let v = |m: &Mat| m.with_rows(n);
         let (xa, xb, xn, qkv, q, att, tmp, ff, ffg) = (
@@ -325,14 +302,7 @@ impl Decoder<'_> {
         }
         rec.layer_norm(&xa, &w.dec_ln.w, &w.dec_ln.b, LN_EPS, &xn);
         // Gather the wanted rows, then one matmul against the (tied) embedding.
-        let row_bytes = (d * 4) as u64;
-        for (i, &r) in want.iter().enumerate() {
-            assert!(r < n, "logit row {r} of a {n}-token step");
-            rec.copy(&xn.buf, r as u64 * row_bytes, &self.rows.buf, i as u64 * row_bytes, row_bytes);
-        }
-        let k = want.len();
-        let logits = self.logits.with_rows(k);
-        rec.linear(&self.rows.with_rows(k), &w.lm_head, None, &logits);
+        let logits = record_logits(rec, &xn, want, &self.rows, &self.logits, &w.lm_head);
         self.pos += n;
         Ok(logits)
     }

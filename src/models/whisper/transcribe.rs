@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
+use rand::Rng;
 
 use super::align;
 use super::model::{Decoder, Whisper};
@@ -18,10 +18,11 @@ use super::tokens::{choose, GenerationConfig, LogitFilter, Specials};
 use crate::audio::mel::{LogMel, MelConfig};
 use crate::gpu::Gpu;
 use crate::models::speech::{
-    compression_ratio, Progress, Segment, SpeechError, SpeechModel, TranscribeOptions, Transcript, Word,
+    compression_ratio, Progress, SpeechError, SpeechModel, TranscribeOptions, Transcript, Word,
 };
+use crate::models::speech_runner::{decode_tokens, load_tokenizer, seeded_rng, text_of, DecodeStats, Segments};
 use crate::models::ModelError;
-use crate::nn::LogitRules;
+use crate::nn::{LogitRules, LogitStats};
 
 const FALLBACK: [f32; 6] = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0];
 const COMPRESSION_LIMIT: f64 = 2.4;
@@ -57,18 +58,13 @@ type Piece = (f64, f64, Vec<u32>);
 /// One decoded window.
 struct Window {
     tokens: Vec<u32>,
-    avg_logprob: f64,
-    no_speech_prob: f64,
-    compression_ratio: f64,
-    temperature: f32,
+    stats: DecodeStats,
 }
 
 impl WhisperTranscriber {
     pub fn load(gpu: &Arc<Gpu>, dir: &Path) -> Result<WhisperTranscriber, ModelError> {
         let model = Whisper::load(gpu, dir)?;
-        let tpath = dir.join("tokenizer.json");
-        let tok = tokenizers::Tokenizer::from_file(&tpath)
-            .map_err(|e| ModelError::Config { path: tpath.clone(), msg: e.to_string() })?;
+        let (tok, tpath) = load_tokenizer(dir)?;
         let gen = GenerationConfig::load(dir)?;
         let multilingual = gen.is_multilingual.unwrap_or(model.cfg.vocab_size >= 51865);
         let sp = Specials::from_tokenizer(&tok, multilingual, &tpath)?;
@@ -119,7 +115,7 @@ impl WhisperTranscriber {
 
     fn text_of(&self, tokens: &[u32]) -> Result<String, SpeechError> {
         let text: Vec<u32> = tokens.iter().copied().filter(|&t| t < self.filter.sp.eot).collect();
-        self.tok.decode(&text, true).map_err(|e| SpeechError::Tokenizer(e.to_string()))
+        text_of(&self.tok, &text)
     }
 
     fn sot_sequence(&self, lang: Option<u32>) -> Vec<u32> {
@@ -182,35 +178,23 @@ impl WhisperTranscriber {
         let vocab = self.model.cfg.vocab_size;
         // The start-of-transcript row, unfiltered: P(<|nospeech|>).
         let sot_rules = LogitRules::all(vocab, sp.no_speech.unwrap_or(0));
-        let mut tokens = Vec::new();
-        let first = self.filter.rules(&tokens, seed());
+        let first = self.filter.rules(&[], seed());
         let both =
             dec.step_select(&input, &[(sot_index, sot_rules), (input.len() - 1, first)], &self.masks, self.mask_words)?;
         let no_speech_prob =
             if sp.no_speech.is_some() { (both[0].probe as f64 - both[0].lse_all()).exp() } else { 0.0 };
-        let mut st = both[1];
-        let mut sum_logprob = 0.0;
-        loop {
-            let (next, logprob) = choose(&st, sampling);
-            sum_logprob += logprob;
-            if next == sp.eot || tokens.len() + 1 >= sample_len || dec.pos >= cap {
-                if next != sp.eot {
-                    tokens.push(next);
-                }
-                break;
+        let pick = |st: &LogitStats| choose(st, sampling);
+        let (tokens, avg_logprob) = decode_tokens(both[1], sp.eot, pick, |tokens| {
+            if tokens.len() >= sample_len || dec.pos >= cap {
+                return Ok(None);
             }
-            tokens.push(next);
-            let rules = self.filter.rules(&tokens, seed());
-            st = dec.step_select(&[next], &[(0, rules)], &self.masks, self.mask_words)?[0];
-        }
+            let rules = self.filter.rules(tokens, seed());
+            Ok(Some(dec.step_select(&tokens[tokens.len() - 1..], &[(0, rules)], &self.masks, self.mask_words)?[0]))
+        })?;
         let text = self.text_of(&tokens)?;
-        Ok(Window {
-            avg_logprob: sum_logprob / (tokens.len() + 1) as f64,
-            no_speech_prob,
-            compression_ratio: compression_ratio(&text),
-            temperature,
-            tokens,
-        })
+        let stats =
+            DecodeStats { temperature, avg_logprob, compression_ratio: compression_ratio(&text), no_speech_prob };
+        Ok(Window { tokens, stats })
     }
 }
 
@@ -341,7 +325,7 @@ impl SpeechModel for WhisperTranscriber {
         let duration = audio.len() as f64 / sr as f64;
         let content_frames = audio.len().div_ceil(hop);
         let tb = self.filter.sp.ts_begin;
-        let mut rng = StdRng::seed_from_u64(opts.seed.unwrap_or_else(rand::random));
+        let mut rng = seeded_rng(opts);
         let mut all_tokens: Vec<u32> = Vec::new();
         if let Some(p) = opts.prompt.as_deref().map(str::trim).filter(|p| !p.is_empty()) {
             let enc = self.tok.encode(format!(" {p}"), false).map_err(|e| SpeechError::Tokenizer(e.to_string()))?;
@@ -354,13 +338,13 @@ impl SpeechModel for WhisperTranscriber {
             }
         }
         let mut prompt_since = 0;
-        let mut segments: Vec<Segment> = Vec::new();
+        let mut segments = Segments::new(on_progress);
         let mut language: Option<(String, Option<u32>)> = None;
         let mut seek = 0usize;
         let mut last_speech = 0.0;
         while seek < content_frames {
-            if seek > 0 && on_progress(Progress::Window).is_break() {
-                return Err(SpeechError::Cancelled);
+            if seek > 0 {
+                segments.window_done()?;
             }
             let seg_frames = n_frames.min(content_frames - seek);
             let start = seek * hop;
@@ -394,24 +378,26 @@ impl SpeechModel for WhisperTranscriber {
                 let w = self.decode_window(&mut dec, prompt, &sot_seq, t, max_tokens, &mut rng)?;
                 attempts += 1;
                 steps += w.tokens.len() + 1;
+                let st = &w.stats;
                 tracing::debug!(
                     temperature = t,
                     tokens = w.tokens.len(),
                     elapsed_ms = t_dec.elapsed().as_secs_f64() * 1e3,
-                    avg_logprob = w.avg_logprob,
-                    compression_ratio = w.compression_ratio,
-                    no_speech_prob = w.no_speech_prob,
+                    avg_logprob = st.avg_logprob,
+                    compression_ratio = st.compression_ratio,
+                    no_speech_prob = st.no_speech_prob,
                     "whisper decode attempt"
                 );
-                let failed = w.compression_ratio > COMPRESSION_LIMIT || w.avg_logprob < LOGPROB_LIMIT;
+                let failed = st.compression_ratio > COMPRESSION_LIMIT || st.avg_logprob < LOGPROB_LIMIT;
                 // OpenAI's rule: a window judged silent is not retried, whatever its text looked like.
-                let silent = w.no_speech_prob > NO_SPEECH_LIMIT;
+                let silent = st.no_speech_prob > NO_SPEECH_LIMIT;
                 win = Some(w);
                 if silent || !failed {
                     break;
                 }
             }
             let w = win.expect("at least one temperature");
+            let st = w.stats;
             let dec_s = t_dec.elapsed().as_secs_f64();
             tracing::debug!(
                 seek,
@@ -422,13 +408,13 @@ impl SpeechModel for WhisperTranscriber {
                 attempts,
                 steps,
                 ms_per_step = dec_s * 1e3 / steps.max(1) as f64,
-                temperature = w.temperature,
-                avg_logprob = w.avg_logprob,
-                no_speech_prob = w.no_speech_prob,
+                temperature = st.temperature,
+                avg_logprob = st.avg_logprob,
+                no_speech_prob = st.no_speech_prob,
                 "whisper window"
             );
             let time_offset = start as f64 / sr as f64;
-            if w.no_speech_prob > NO_SPEECH_LIMIT && w.avg_logprob < LOGPROB_LIMIT {
+            if st.no_speech_prob > NO_SPEECH_LIMIT && st.avg_logprob < LOGPROB_LIMIT {
                 seek += seg_frames; // silence: skip the window
                 continue;
             }
@@ -482,31 +468,14 @@ impl SpeechModel for WhisperTranscriber {
                 if text.trim().is_empty() || t1 <= t0 && text.trim().is_empty() {
                     continue;
                 }
-                let seg = Segment {
-                    id: segments.len(),
-                    seek: start / hop,
-                    start: t0,
-                    end: t1.max(t0),
-                    text,
-                    tokens,
-                    temperature: w.temperature,
-                    avg_logprob: w.avg_logprob,
-                    compression_ratio: w.compression_ratio,
-                    no_speech_prob: w.no_speech_prob,
-                    words,
-                };
-                if on_progress(Progress::Segment(&seg)).is_break() {
-                    return Err(SpeechError::Cancelled);
-                }
-                segments.push(seg);
+                segments.push(start / hop, (t0, t1.max(t0)), (text, tokens), &st, words)?;
             }
             all_tokens.extend(&w.tokens);
-            if w.temperature > 0.5 {
+            if st.temperature > 0.5 {
                 prompt_since = all_tokens.len();
             }
         }
-        let text = segments.iter().map(|s| s.text.as_str()).collect::<String>().trim().to_string();
         let language = language.map_or_else(|| opts.language.clone().unwrap_or_else(|| "en".into()), |l| l.0);
-        Ok(Transcript { text, language, duration, segments })
+        Ok(segments.finish(language, duration))
     }
 }

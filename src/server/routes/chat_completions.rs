@@ -16,11 +16,11 @@ use crate::server::api::chat::{
 };
 use crate::server::api::common::{new_id, unix_now};
 use crate::server::api::Usage;
-use crate::server::app::AppState;
 use crate::server::error::ApiError;
 use crate::server::generation::{GenEvent, Generation, GenerationSpec, Prompt, TokenInfo};
 use crate::server::json::ApiJson;
 use crate::server::sse;
+use crate::server::state::AppState;
 use crate::server::structured::{compile_for, constraint_for};
 use crate::server::tools::{self, calls_out, CallParser, ToolRequest};
 use crate::server::validate::{check_common, fit_max_tokens, Budget, CommonFields};

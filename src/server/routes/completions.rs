@@ -13,11 +13,11 @@ use crate::server::api::completions::{
     Completion, CompletionChoice, CompletionLogprobs, CompletionRequest, TopMap, COMPLETION_OBJECT,
 };
 use crate::server::api::Usage;
-use crate::server::app::AppState;
 use crate::server::error::ApiError;
 use crate::server::generation::{GenEvent, Generation, GenerationSpec, Prompt, TokenInfo};
 use crate::server::json::ApiJson;
 use crate::server::sse;
+use crate::server::state::AppState;
 use crate::server::structured::constraint_for;
 use crate::server::validate::{check_common, fit_max_tokens, Budget, CommonFields};
 use crate::worker::ModelEntry;

@@ -7,8 +7,8 @@ use axum::extract::State;
 use axum::Json;
 use serde_json::{json, Value};
 
-use crate::server::app::AppState;
 use crate::server::error::ApiError;
+use crate::server::state::AppState;
 
 pub async fn handle(State(state): State<Arc<AppState>>) -> Result<Json<Value>, ApiError> {
     if !state.worker.is_alive() {

@@ -7,8 +7,8 @@ use axum::extract::{Path, State};
 use axum::Json;
 
 use crate::server::api::models::{ModelList, ModelObject};
-use crate::server::app::AppState;
 use crate::server::error::ApiError;
+use crate::server::state::AppState;
 use crate::worker::Registry;
 
 fn object(id: &str, created: u64) -> ModelObject {

@@ -9,7 +9,7 @@ use axum::http::StatusCode;
 use axum::Json;
 use serde_json::{json, Value};
 
-use crate::server::app::AppState;
+use crate::server::state::AppState;
 
 pub async fn handle(State(state): State<Arc<AppState>>) -> (StatusCode, Json<Value>) {
     let Some(registry) = state.worker.registry() else {

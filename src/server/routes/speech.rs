@@ -1,8 +1,8 @@
 //! POST /v1/audio/speech: text in, audio out, streamed as sentences finish, either as
 //! chunked bytes of `response_format` (stream_format "audio", the default) or as SSE
 //! `speech.audio.delta` events with base64 audio then `speech.audio.done`.
-//! Text is split into sentences and, for Piper voices, phonemized here (espeak-ng, on a
-//! blocking thread); OuteTTS voices get the normalized sentences. Dropping the response cancels the job.
+//! The voice's own text front end cuts the input into units here, on a blocking thread (a
+//! phonemizer may be slow), so the GPU worker only synthesizes. Dropping the response cancels the job.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -16,16 +16,13 @@ use tokio::sync::mpsc;
 
 use crate::audio::encode::{EncodeError, SUPPORTED_NAMES};
 use crate::audio::{AudioFormat, StreamEncoder};
-use crate::config::VoiceKind;
-use crate::models::piper::SynthParams;
+use crate::models::voice::FrontEndError;
 use crate::server::api::speech::{SpeechRequest, SpeechStreamEvent, SpeechUsage};
-use crate::server::app::AppState;
 use crate::server::error::ApiError;
 use crate::server::json::ApiJson;
 use crate::server::sse;
-use crate::speech::{espeak, phonemes, sentences};
-use crate::worker::msg::{SpeechEvent, SpeechInput, ValidSpeech};
-use crate::worker::VoiceEntry;
+use crate::server::state::AppState;
+use crate::worker::msg::{SpeechEvent, ValidSpeech};
 
 /// OpenAI's limit on `input`, in characters.
 pub const MAX_INPUT_CHARS: usize = 4096;
@@ -83,42 +80,6 @@ fn check(req: &SpeechRequest) -> Result<Checked, ApiError> {
     Ok(Checked { format, sse, speed })
 }
 
-/// Phoneme ids per synthesis unit (a sentence, or part of a long one: `phonemes::units`;
-/// sentences with nothing to say are dropped) and the phoneme count.
-fn phonemize(input: &str, voice: &VoiceEntry) -> Result<(Vec<Vec<i64>>, usize), ApiError> {
-    let mut out = Vec::new();
-    let mut n = 0;
-    for s in sentences::split(input) {
-        let clauses = espeak::phonemize(&s, &voice.espeak_voice).map_err(|e| ApiError::Internal(e.to_string()))?;
-        let spoken = clauses.iter().map(|c| c.chars().count()).sum::<usize>();
-        if spoken > 0 {
-            n += spoken;
-            for unit in phonemes::units(&clauses, phonemes::MAX_UNIT_PHONEMES) {
-                out.push(phonemes::ids(&unit, &voice.phoneme_id_map));
-            }
-        }
-    }
-    if out.is_empty() {
-        return Err(ApiError::invalid("input", "input has nothing to speak"));
-    }
-    Ok((out, n))
-}
-
-/// Sentences of text for voices that read text (OuteTTS), normalized as outetts does, and their
-/// character count (the usage's input tokens).
-fn text_sentences(input: &str) -> Result<(SpeechInput, usize), ApiError> {
-    let out: Vec<String> = sentences::split(input)
-        .iter()
-        .map(|s| crate::models::outetts::prompt::normalize_text(s))
-        .filter(|s| !s.is_empty())
-        .collect();
-    if out.is_empty() {
-        return Err(ApiError::invalid("input", "input has nothing to speak"));
-    }
-    let n = out.iter().map(|s| s.chars().count()).sum();
-    Ok((SpeechInput::Text(out), n))
-}
-
 pub async fn handle(
     State(state): State<Arc<AppState>>,
     ApiJson(req): ApiJson<SpeechRequest>,
@@ -144,36 +105,34 @@ pub async fn handle(
         ));
     };
     let voice = &registry.voices[vi];
-    let (sentences, n_phonemes) = if voice.kind == VoiceKind::Outetts {
-        if c.speed != 1.0 {
-            return Err(ApiError::invalid("speed", "OuteTTS voices speak at their own pace; speed must be 1.0"));
-        }
-        text_sentences(&req.input)?
-    } else {
-        let input = req.input.clone();
-        let reg = registry.clone();
-        let (ids, n) = tokio::task::spawn_blocking(move || phonemize(&input, &reg.voices[vi]))
-            .await
-            .map_err(|e| ApiError::Internal(format!("phonemizer task: {e}")))??;
-        (SpeechInput::Phonemes(ids), n)
-    };
-    let d = voice.defaults;
-    let params = SynthParams {
-        noise_scale: d.noise_scale,
-        length_scale: (d.length_scale as f64 / c.speed) as f32,
-        noise_w: d.noise_w,
-        seed: 0,
-    };
+    if c.speed != 1.0 && !voice.info.variable_speed {
+        return Err(ApiError::invalid("speed", format!("voice '{name}' speaks at its own pace; speed must be 1.0")));
+    }
+    let (input, front_end) = (req.input.clone(), voice.info.front_end.clone());
+    let units = tokio::task::spawn_blocking(move || front_end.units(&input))
+        .await
+        .map_err(|e| ApiError::Internal(format!("text front end task: {e}")))?
+        .map_err(|e| match e {
+            FrontEndError::NothingToSay => ApiError::invalid("input", "input has nothing to speak"),
+            FrontEndError::Failed(msg) => ApiError::Internal(msg),
+        })?;
+    let n_input = units.input_tokens;
     let (tx, rx) = mpsc::unbounded_channel();
-    state.worker.submit_speech(ValidSpeech { voice: voice.index, sentences, params, events: tx, received })?;
-    let rate = voice.sample_rate;
+    state.worker.submit_speech(ValidSpeech {
+        voice: voice.index,
+        units: units.units,
+        speed: c.speed,
+        events: tx,
+        received,
+    })?;
+    let rate = voice.info.sample_rate;
     // SSE deltas stream every format; a raw body is a file, so FLAC comes whole with its length.
     let encoder = if c.sse { StreamEncoder::new(c.format, rate) } else { StreamEncoder::file(c.format, rate) };
     let encoder = encoder.map_err(|e| ApiError::Internal(e.to_string()))?;
     // The whole stream, as for text and transcriptions: the request timeout counts from arrival.
     let deadline = tokio::time::Instant::from_std(received + state.limits.request_timeout());
     let mut res = if c.sse {
-        sse_response(rx, encoder, n_phonemes, deadline)
+        sse_response(rx, encoder, n_input, deadline)
     } else {
         let mut res = Body::from_stream(audio_stream(rx, encoder, deadline)).into_response();
         res.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(c.format.content_type()));
@@ -253,7 +212,7 @@ fn encode_failed(e: EncodeError) -> std::io::Error {
 fn sse_response(
     mut rx: mpsc::UnboundedReceiver<SpeechEvent>,
     mut enc: StreamEncoder,
-    n_phonemes: usize,
+    n_input: usize,
     deadline: tokio::time::Instant,
 ) -> Response {
     let b64 = base64::engine::general_purpose::STANDARD;
@@ -285,8 +244,9 @@ fn sse_response(
                             break;
                         }
                     }
-                    // Usage in OpenAI's shape: input = phonemes, output = audio samples.
-                    let usage = SpeechUsage { input_tokens: n_phonemes, output_tokens: samples, total_tokens: n_phonemes + samples };
+                    // Usage in OpenAI's shape: input in the front end's unit (phonemes, characters),
+                    // output = audio samples.
+                    let usage = SpeechUsage { input_tokens: n_input, output_tokens: samples, total_tokens: n_input + samples };
                     yield sse::json(&SpeechStreamEvent::Done { usage });
                     break;
                 }

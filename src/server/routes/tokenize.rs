@@ -12,9 +12,9 @@ use serde_json::Value;
 
 use super::chat_completions::{convert_messages, render_prompt};
 use crate::server::api::chat::ChatMessageIn;
-use crate::server::app::AppState;
 use crate::server::error::ApiError;
 use crate::server::json::ApiJson;
+use crate::server::state::AppState;
 
 #[derive(Debug, Deserialize)]
 pub struct TokenizeRequest {

@@ -18,9 +18,9 @@ use tokio::sync::mpsc;
 
 use crate::audio::{self, AudioError};
 use crate::models::speech::{TranscribeOptions, Transcript};
-use crate::server::app::AppState;
 use crate::server::error::ApiError;
 use crate::server::sse;
+use crate::server::state::AppState;
 use crate::text::subtitles;
 use crate::worker::msg::{AudioEvent, ValidTranscribe};
 
@@ -139,10 +139,7 @@ pub async fn handle(
         ));
     }
     if words && !entry.words {
-        return Err(ApiError::invalid(
-            "timestamp_granularities[]",
-            format!("{model_id} does not time words (the Whisper models do)"),
-        ));
+        return Err(ApiError::invalid("timestamp_granularities[]", format!("{model_id} does not time words")));
     }
     let temperature = match form.temperature.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
         None => 0.0,

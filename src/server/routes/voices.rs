@@ -6,9 +6,9 @@ use axum::extract::State;
 use axum::Json;
 
 use crate::server::api::speech::{VoiceList, VoiceObject};
-use crate::server::app::AppState;
 use crate::server::error::ApiError;
 use crate::server::routes::speech::FORMATS;
+use crate::server::state::AppState;
 
 pub async fn list(State(state): State<Arc<AppState>>) -> Result<Json<VoiceList>, ApiError> {
     let registry = state.worker.registry().ok_or(ApiError::NotReady)?;
@@ -18,8 +18,8 @@ pub async fn list(State(state): State<Arc<AppState>>) -> Result<Json<VoiceList>,
         .map(|v| VoiceObject {
             id: v.name.clone(),
             object: "voice",
-            sample_rate: v.sample_rate,
-            language: v.espeak_voice.clone(),
+            sample_rate: v.info.sample_rate,
+            language: v.info.language.clone().unwrap_or_default(),
             formats: FORMATS.to_vec(),
         })
         .collect();

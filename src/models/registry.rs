@@ -1,0 +1,59 @@
+//! Where the transcriber and voice families are registered: the transcribers by config.json's
+//! `model_type`, the voices by the `kind` a `[[voices]]` entry names. Adding one is a folder and a
+//! line here. (The text families are registered with the text model interface, in
+//! `llm/architectures.rs`: a voice may speak through a text model, so the text model must not
+//! depend on the voices.)
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::speech::SpeechModel;
+use super::voice::{LoadedVoice, VoiceLoad, VoiceLoader};
+use super::{moonshine, outetts, piper, read_json, whisper, ModelError};
+use crate::gpu::Gpu;
+
+/// A transcriber family's loader: the GPU and the folder holding its config.json.
+pub type TranscriberLoader = fn(&Arc<Gpu>, &Path) -> Result<Box<dyn SpeechModel>, ModelError>;
+
+/// config.json `model_type` of the speech-to-text families, and their loaders.
+pub const TRANSCRIBER_FAMILIES: &[(&str, TranscriberLoader)] = &[
+    ("whisper", |gpu, dir| Ok(Box::new(whisper::WhisperTranscriber::load(gpu, dir)?))),
+    ("moonshine", |gpu, dir| Ok(Box::new(moonshine::MoonshineTranscriber::load(gpu, dir)?))),
+];
+
+/// Loads the speech model in `dir` by its config.json `model_type`.
+pub fn load_transcriber(gpu: &Arc<Gpu>, dir: &Path) -> Result<Box<dyn SpeechModel>, ModelError> {
+    #[derive(serde::Deserialize)]
+    struct Head {
+        model_type: Option<String>,
+    }
+    let path = dir.join("config.json");
+    let head: Head = read_json(&path)?;
+    let kind = head.model_type.as_deref();
+    match TRANSCRIBER_FAMILIES.iter().find(|(t, _)| Some(*t) == kind) {
+        Some((_, load)) => load(gpu, dir),
+        None => Err(ModelError::UnknownArchitecture {
+            arch: kind.unwrap_or("(none)").to_string(),
+            path,
+            supported: TRANSCRIBER_FAMILIES.iter().map(|(t, _)| *t).collect::<Vec<_>>().join(", "),
+        }),
+    }
+}
+
+/// Every voice family, by the `kind` a `[[voices]]` entry names (the first is the default).
+pub const VOICE_FAMILIES: &[(&str, VoiceLoader)] = &[("piper", piper::voice::load), ("outetts", outetts::voice::load)];
+
+/// The kinds a config may name, for messages.
+pub fn known_voice_kinds() -> String {
+    VOICE_FAMILIES.iter().map(|(k, _)| *k).collect::<Vec<_>>().join(", ")
+}
+
+/// Loads the voice `load.spec` describes with its family's loader.
+pub fn load_voice(load: &VoiceLoad) -> Result<LoadedVoice, ModelError> {
+    let kind = load.spec.kind.as_deref().unwrap_or(VOICE_FAMILIES[0].0);
+    let (_, loader) = VOICE_FAMILIES
+        .iter()
+        .find(|(k, _)| *k == kind)
+        .ok_or_else(|| ModelError::Unsupported(format!("voice kind '{kind}' (known: {})", known_voice_kinds())))?;
+    loader(load)
+}
