@@ -58,12 +58,7 @@ const LAYERS: &[(&str, u32, &str)] = &[
 ];
 
 /// Loops left for now: (parent module, the children in the loop, why and the fix).
-const KNOWN_LOOPS: &[(&str, &[&str], &str)] = &[(
-    "gpu",
-    &["buffers", "device", "pipelines", "subgroup_order", "workgroup_memory"],
-    "Gpu (device.rs) holds each file's cache or probe result, and the files add `impl Gpu` methods \
-         or take a Gpu: one type over five files",
-)];
+const KNOWN_LOOPS: &[(&str, &[&str], &str)] = &[];
 
 fn main_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src")

@@ -1,10 +1,13 @@
-//! Buffer creation and readback helpers.
+//! Buffer creation and readback helpers. They borrow only the device, the queue and the
+//! creation counter (`Buffers`), not the `Gpu`: the `Gpu` holds the counter, and the
+//! subgroup-order probe that fills its caps makes and reads buffers too. `Gpu`'s buffer methods
+//! (device.rs) borrow a `Buffers` from themselves.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use wgpu::util::DeviceExt;
 
-use super::{Gpu, GpuError};
+use super::GpuError;
 
 /// Bytes of storage and uniform buffers the engine has created through these helpers (weights,
 /// caches, activation pools, params arenas; not readback staging). wgpu buffers free on drop
@@ -30,7 +33,15 @@ impl AllocStats {
 pub const STORAGE: wgpu::BufferUsages =
     wgpu::BufferUsages::STORAGE.union(wgpu::BufferUsages::COPY_SRC).union(wgpu::BufferUsages::COPY_DST);
 
-impl Gpu {
+/// What creating and reading back buffers needs of a device. Creations add to `alloc`.
+#[derive(Clone, Copy)]
+pub struct Buffers<'a> {
+    pub device: &'a wgpu::Device,
+    pub queue: &'a wgpu::Queue,
+    pub alloc: &'a AllocStats,
+}
+
+impl Buffers<'_> {
     /// A storage buffer holding `data` (at least 4 bytes: empty bindings are illegal).
     pub fn storage_from<T: bytemuck::Pod>(&self, label: &str, data: &[T]) -> wgpu::Buffer {
         let bytes: &[u8] = bytemuck::cast_slice(data);
@@ -72,15 +83,6 @@ impl Gpu {
     fn init_buffer(&self, label: &str, bytes: &[u8], usage: wgpu::BufferUsages) -> wgpu::Buffer {
         self.alloc.add(bytes.len() as u64);
         self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some(label), contents: bytes, usage })
-    }
-
-    /// Checks that a binding of `bytes` fits the device's storage-binding limit.
-    pub fn check_binding(&self, what: &str, bytes: u64) -> Result<(), GpuError> {
-        let limit = self.caps.max_storage_binding_size.min(self.caps.max_buffer_size);
-        if bytes > limit {
-            return Err(GpuError::BindingTooLarge { what: what.to_string(), needed: bytes, limit });
-        }
-        Ok(())
     }
 
     /// Copies `bytes` bytes from the start of `buf` back to the host (blocking).

@@ -1,8 +1,11 @@
 //! The GPU layer: adapter and device selection, the kernel registry, the
 //! pipeline cache, typed uniform layouts and buffer helpers.
 
+mod adapter;
 pub mod buffers;
+pub mod caps;
 pub mod device;
+pub mod error;
 pub mod grid_probe;
 pub mod kernels;
 pub mod params;
@@ -10,6 +13,8 @@ pub mod pipelines;
 pub mod subgroup_order;
 pub mod workgroup_memory;
 
-pub use device::{Gpu, GpuCaps, GpuError, GpuOptions};
+pub use caps::{GpuCaps, GpuOptions};
+pub use device::Gpu;
+pub use error::GpuError;
 pub use kernels::KernelId;
 pub use pipelines::PipelineKey;

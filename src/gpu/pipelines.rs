@@ -1,10 +1,14 @@
 //! Compiled compute pipelines, cached by a typed key. Bind group layouts are
-//! derived from the shader (auto layout), so Rust never restates bindings.
+//! derived from the shader (auto layout), so Rust never restates bindings. Everything here takes
+//! the `wgpu::Device` rather than the `Gpu`: the `Gpu` holds the cache, and the subgroup-order probe
+//! that fills its caps builds a pipeline too. `Gpu`'s pipeline methods (device.rs) pass their own
+//! device in.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use super::{Gpu, KernelId};
+use super::kernels::Preludes;
+use super::KernelId;
 
 /// What makes two pipelines different: the kernel, and for kernels that
 /// declare `override FLAGS: u32`, the flag bits compiled into it (so fused
@@ -30,25 +34,32 @@ pub(crate) struct PipelineCache {
     pipelines: Mutex<HashMap<PipelineKey, Arc<wgpu::ComputePipeline>>>,
 }
 
-impl Gpu {
-    /// The pipeline for `key`, compiled on first use.
-    pub fn pipeline(&self, key: PipelineKey) -> Arc<wgpu::ComputePipeline> {
-        if let Some(p) = self.pipelines.pipelines.lock().unwrap().get(&key) {
+impl PipelineCache {
+    /// The pipeline for `key`, compiled on first use with `preludes` and `checks` (the device's,
+    /// which do not change after start-up: the cache keys on `key` alone).
+    pub(crate) fn get(
+        &self,
+        device: &wgpu::Device,
+        key: PipelineKey,
+        preludes: Preludes,
+        checks: wgpu::ShaderRuntimeChecks,
+    ) -> Arc<wgpu::ComputePipeline> {
+        if let Some(p) = self.pipelines.lock().unwrap().get(&key) {
             return p.clone();
         }
         let src = key.kernel.source();
         let module = {
-            let mut modules = self.pipelines.modules.lock().unwrap();
+            let mut modules = self.modules.lock().unwrap();
             modules
                 .entry(src.file)
                 .or_insert_with(|| {
                     let desc = wgpu::ShaderModuleDescriptor {
                         label: Some(src.file),
-                        source: wgpu::ShaderSource::Wgsl(src.wgsl(self.caps.preludes()).into()),
+                        source: wgpu::ShaderSource::Wgsl(src.wgsl(preludes).into()),
                     };
                     // SAFETY: see shader_checks: only loop bounding is dropped, and every loop of
                     // these kernels runs to a bound the plan computes.
-                    unsafe { self.device.create_shader_module_trusted(desc, self.shader_checks) }
+                    unsafe { device.create_shader_module_trusted(desc, checks) }
                 })
                 .clone()
         };
@@ -60,7 +71,7 @@ impl Gpu {
             let names = ["K_DIM", "N0_DIM", "N1_DIM", "N2_DIM", "N3_DIM", "GROUP_DIM"];
             constants.extend(names.into_iter().zip(key.dims.map(f64::from)));
         }
-        let pipeline = Arc::new(self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        let pipeline = Arc::new(device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(src.entry),
             layout: None,
             module: &module,
@@ -72,58 +83,56 @@ impl Gpu {
             },
             cache: None,
         }));
-        self.pipelines.pipelines.lock().unwrap().insert(key, pipeline.clone());
+        self.pipelines.lock().unwrap().insert(key, pipeline.clone());
         pipeline
     }
 }
 
-impl Gpu {
-    /// A pipeline from WGSL outside the kernel registry (start-up probes, benchmark floors):
-    /// auto layout, no pipeline constants, not cached.
-    pub fn standalone_pipeline(&self, label: &str, wgsl: &str, entry: &str) -> wgpu::ComputePipeline {
-        let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(label),
-            source: wgpu::ShaderSource::Wgsl(wgsl.into()),
-        });
-        self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(label),
-            layout: None,
-            module: &module,
-            entry_point: Some(entry),
-            compilation_options: Default::default(),
-            cache: None,
-        })
-    }
+/// A pipeline from WGSL outside the kernel registry (start-up probes, benchmark floors):
+/// auto layout, no pipeline constants, not cached.
+pub fn standalone_pipeline(device: &wgpu::Device, label: &str, wgsl: &str, entry: &str) -> wgpu::ComputePipeline {
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(label),
+        source: wgpu::ShaderSource::Wgsl(wgsl.into()),
+    });
+    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(label),
+        layout: None,
+        module: &module,
+        entry_point: Some(entry),
+        compilation_options: Default::default(),
+        cache: None,
+    })
+}
 
-    /// A bind group for group 0 of `pipeline` binding `buffers` whole at bindings 0, 1, ...
-    pub fn bind_buffers(
-        &self,
-        label: &str,
-        pipeline: &wgpu::ComputePipeline,
-        buffers: &[&wgpu::Buffer],
-    ) -> wgpu::BindGroup {
-        let resources: Vec<_> = buffers.iter().map(|b| b.as_entire_binding()).collect();
-        self.bind_in_order(Some(label), pipeline, &resources)
-    }
+/// A bind group for group 0 of `pipeline` binding `buffers` whole at bindings 0, 1, ...
+pub fn bind_buffers(
+    device: &wgpu::Device,
+    label: &str,
+    pipeline: &wgpu::ComputePipeline,
+    buffers: &[&wgpu::Buffer],
+) -> wgpu::BindGroup {
+    let resources: Vec<_> = buffers.iter().map(|b| b.as_entire_binding()).collect();
+    bind_in_order(device, Some(label), pipeline, &resources)
+}
 
-    /// A bind group for group 0 of `pipeline` with `resources` at bindings 0, 1, ...
-    pub fn bind_in_order(
-        &self,
-        label: Option<&str>,
-        pipeline: &wgpu::ComputePipeline,
-        resources: &[wgpu::BindingResource],
-    ) -> wgpu::BindGroup {
-        let entries: Vec<wgpu::BindGroupEntry> = resources
-            .iter()
-            .enumerate()
-            .map(|(i, r)| wgpu::BindGroupEntry { binding: i as u32, resource: r.clone() })
-            .collect();
-        self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label,
-            layout: &pipeline.get_bind_group_layout(0),
-            entries: &entries,
-        })
-    }
+/// A bind group for group 0 of `pipeline` with `resources` at bindings 0, 1, ...
+pub fn bind_in_order(
+    device: &wgpu::Device,
+    label: Option<&str>,
+    pipeline: &wgpu::ComputePipeline,
+    resources: &[wgpu::BindingResource],
+) -> wgpu::BindGroup {
+    let entries: Vec<wgpu::BindGroupEntry> = resources
+        .iter()
+        .enumerate()
+        .map(|(i, r)| wgpu::BindGroupEntry { binding: i as u32, resource: r.clone() })
+        .collect();
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label,
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &entries,
+    })
 }
 
 /// The runtime checks naga adds to the kernels. Loop bounding (a counter in every loop) costs

@@ -4,7 +4,9 @@
 //! adding them in the driver's order makes fused and unfused decode agree to the bit. The
 //! order is the driver's own, so it is measured here rather than assumed per vendor.
 
-use super::{Gpu, GpuError};
+use super::buffers::Buffers;
+use super::pipelines::{bind_buffers, standalone_pipeline};
+use super::GpuError;
 
 /// A butterfly over 32 lanes: each level adds lane l and lane l ^ s, for s in the order named.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -66,13 +68,14 @@ fn probe_inputs() -> Vec<f32> {
 /// Runs `subgroupAdd` over 8 subgroups of 4 components each and returns the order every
 /// result matches bit for bit, on every lane; None where no candidate does (the consumers
 /// then keep the tree order and agree with the plain matvec to rounding only). Call only
-/// where subgroups are enabled and exactly 32 wide.
-pub fn probe(gpu: &Gpu) -> Result<Option<SubgroupAddOrder>, GpuError> {
+/// where subgroups are enabled and exactly 32 wide. `Gpu::new` runs it and keeps its answer in
+/// the caps, so it takes the device's parts (`Buffers`) rather than the `Gpu`.
+pub fn probe(gpu: Buffers) -> Result<Option<SubgroupAddOrder>, GpuError> {
     let input = probe_inputs();
     let x = gpu.storage_from("subgroup order probe in", &input);
     let y = gpu.storage("subgroup order probe out", (input.len() * 4) as u64);
-    let pipeline = gpu.standalone_pipeline("subgroup order probe", PROBE, "probe");
-    let bind = gpu.bind_buffers("subgroup order probe", &pipeline, &[&x, &y]);
+    let pipeline = standalone_pipeline(gpu.device, "subgroup order probe", PROBE, "probe");
+    let bind = bind_buffers(gpu.device, "subgroup order probe", &pipeline, &[&x, &y]);
     let mut enc = gpu.device.create_command_encoder(&Default::default());
     {
         let mut pass = enc.begin_compute_pass(&Default::default());

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use super::kernels::Preludes;
-use super::{Gpu, GpuError, KernelId};
+use super::{GpuError, KernelId};
 
 /// Bytes of the workgroup variables `kernel`'s entry point uses (any function it calls counts,
 /// whatever its pipeline flags: the count is an upper bound, as the driver's check is).
@@ -33,18 +33,17 @@ pub fn workgroup_bytes(kernel: KernelId, r: Preludes) -> Result<u32, String> {
 #[derive(Default)]
 pub(crate) struct WorkgroupMemoryCache(Mutex<HashMap<KernelId, u32>>);
 
-impl Gpu {
-    /// Fails where `kernel` needs more workgroup memory than the device grants.
-    pub fn check_workgroup_memory(&self, kernel: KernelId) -> Result<(), GpuError> {
-        let mut cache = self.workgroup_memory.0.lock().unwrap();
+impl WorkgroupMemoryCache {
+    /// Fails where `kernel`, compiled with `preludes`, needs more workgroup memory than `limit`.
+    pub(crate) fn check(&self, kernel: KernelId, preludes: Preludes, limit: u32) -> Result<(), GpuError> {
+        let mut cache = self.0.lock().unwrap();
         let needed = match cache.get(&kernel) {
             Some(n) => *n,
             None => {
-                let n = workgroup_bytes(kernel, self.caps.preludes()).map_err(GpuError::Validation)?;
+                let n = workgroup_bytes(kernel, preludes).map_err(GpuError::Validation)?;
                 *cache.entry(kernel).or_insert(n)
             }
         };
-        let limit = self.caps.max_compute_workgroup_storage_size;
         if needed > limit {
             return Err(GpuError::WorkgroupMemory { kernel: format!("{kernel:?}"), needed, limit });
         }
