@@ -84,3 +84,19 @@ pub fn load(load: &VoiceLoad) -> Result<LoadedVoice, ModelError> {
         origin: spec.source.clone(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One normalized sentence per unit (outetts' `normalize_text`: spaces squeezed), the input
+    /// tokens their characters, nothing for input with nothing to say.
+    #[test]
+    fn units_are_normalized_sentences() {
+        let got = OuteFrontEnd.units("Hello   there.  A second\tone!").unwrap();
+        let want = ["Hello there.", "A second one!"];
+        assert_eq!(got.units, want.map(|s| SpeechUnit::Text(s.into())));
+        assert_eq!(got.input_tokens, want.iter().map(|s| s.chars().count()).sum::<usize>());
+        assert!(matches!(OuteFrontEnd.units("   "), Err(FrontEndError::NothingToSay)));
+    }
+}

@@ -95,3 +95,53 @@ pub fn load(load: &VoiceLoad) -> Result<LoadedVoice, ModelError> {
     });
     Ok(LoadedVoice { voice: Box::new(LoadedPiper { voice, front_end }), origin: resolved.origin })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn joe_front_end() -> PiperFrontEnd {
+        let map = include_str!("../../../tests/fixtures/piper/phoneme_id_map.json");
+        PiperFrontEnd { espeak_voice: "en-us".into(), phoneme_id_map: serde_json::from_str(map).unwrap() }
+    }
+
+    /// The request's speed divides the voice's own length scale; the noise settings are the voice's,
+    /// the seed the unit's (each field distinct so a swap shows).
+    #[test]
+    fn synth_params_scale_the_length_by_the_speed_alone() {
+        let defaults = InferenceConfig { noise_scale: 0.5, length_scale: 1.5, noise_w: 0.25 };
+        for (speed, length) in [(2.0, 0.75), (0.5, 3.0), (1.0, 1.5)] {
+            let p = synth_params(&defaults, SynthOptions { speed, seed: 11 });
+            assert_eq!(
+                p,
+                SynthParams { noise_scale: 0.5, length_scale: length, noise_w: 0.25, seed: 11 },
+                "speed {speed}"
+            );
+        }
+    }
+
+    /// One unit of phoneme ids per sentence (what `phonemes::ids` gives for espeak's clauses), the
+    /// spoken phonemes counted (ids hold pads and boundaries too), silence dropped.
+    #[test]
+    fn units_are_each_sentences_phoneme_ids() {
+        let fe = joe_front_end();
+        let got = fe.units("Hello world. How are you?").unwrap();
+        let mut phonemes_spoken = 0;
+        let want: Vec<SpeechUnit> = ["Hello world.", "How are you?"]
+            .iter()
+            .map(|s| {
+                let clauses = espeak::phonemize(s, "en-us").unwrap();
+                phonemes_spoken += clauses.iter().map(|c| c.chars().count()).sum::<usize>();
+                SpeechUnit::Ids(phonemes::ids(&clauses, &fe.phoneme_id_map))
+            })
+            .collect();
+        assert_eq!(got.units, want);
+        assert_eq!(got.input_tokens, phonemes_spoken);
+        assert!(matches!(fe.units("  ...  "), Err(FrontEndError::NothingToSay)));
+        let long = "word ".repeat(400) + ".";
+        let units = fe.units(&long).unwrap().units;
+        assert!(units.len() > 1, "a sentence past the unit limit is cut into several units");
+        let bad = PiperFrontEnd { espeak_voice: "no-such-voice-xx".into(), phoneme_id_map: HashMap::new() };
+        assert!(matches!(bad.units("Hello."), Err(FrontEndError::Failed(_))));
+    }
+}
