@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Mutation testing (cargo-mutants, configured in .cargo/mutants.toml) over FILE... (default: every
-# file the config examines), then one table row per file for TESTING.md:
+# file the config examines); arguments after `--` add test targets to the config's fast ones (for code
+# only an integration test reaches: `-- --test voice_families`). MUTANTS_IN_PLACE=1 mutates this
+# checkout and reuses its target/ (much faster; leave the tree alone meanwhile). Then one table row
+# per file for TESTING.md:
 #   | file | mutants | caught | missed | unviable | timeouts | caught of viable | commit |
 # and the missed mutants, each one a test to write or an equivalent to exclude with its reason.
 # Installs cargo-mutants where missing. Slow (each mutant rebuilds the crate): run it on what you change.
@@ -9,8 +12,33 @@ cd "$(dirname "$0")/.."
 command -v cargo-mutants >/dev/null || cargo install --locked cargo-mutants
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp/gerbil-xdg}"
 mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
+# cargo-mutants adds `--file` globs to the config's examine_globs instead of narrowing them, so for
+# chosen files the config's other settings are passed as flags and the config itself is not read.
+extra=()
+files=()
+while [ $# -gt 0 ]; do
+  if [ "$1" = "--" ]; then shift; extra=("$@"); break; fi
+  files+=("$1"); shift
+done
 args=()
-for f in "$@"; do args+=(--file "$f"); done
+if [ ${#files[@]} -gt 0 ]; then
+  mapfile -t args < <(python3 - "${files[@]}" <<'PY'
+import sys, tomllib
+c = tomllib.load(open(".cargo/mutants.toml", "rb"))
+print("--no-config")
+for f in sys.argv[1:]:
+    print("--file"); print(f)
+for r in c.get("exclude_re", []):
+    print("--exclude-re"); print(r)
+for a in c.get("additional_cargo_test_args", []):
+    print(f"--cargo-test-arg={a}")
+print(f"--timeout-multiplier={c['timeout_multiplier']}")
+print(f"--minimum-test-timeout={c['minimum_test_timeout']}")
+PY
+  )
+fi
+[ -z "${MUTANTS_IN_PLACE:-}" ] || args+=(--in-place)
+for a in "${extra[@]}"; do args+=("--cargo-test-arg=$a"); done
 out="${MUTANTS_OUT:-target/mutants}"
 mkdir -p "$out"
 # Exit status 2 (mutants missed) and 3 (timeouts) are results, which the table below lists.
