@@ -6,6 +6,7 @@ pub mod audio;
 pub mod bench;
 pub mod cli;
 pub mod config;
+pub mod executor;
 pub mod gguf;
 pub mod gpu;
 pub mod graph;

@@ -6,7 +6,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::{assert_close, gpu, randn, rng, rope_table};
+use common::{assert_close, exec, gpu, randn, rng, rope_table};
 use gerbil::gpu::KernelId;
 use gerbil::graph::ir::{AttentionDecode, AttnShape, RopeAttrs};
 use gerbil::graph::{DeviceTensor, Graph, Op, Plan, PlanOptions, Rows, TensorId};
@@ -172,7 +172,7 @@ struct Seq {
 fn batched_matches_single(name: &str, format: WeightFormat, tol: f32) {
     let mut r = rng(&format!("batched {name}"));
     let opts = LoadOptions { format, max_context: 64, prefill_chunk: 16, ..Default::default() };
-    let model = TextModel::load(&gpu(), &fixture(name), opts).unwrap();
+    let model = TextModel::load(&exec(), &fixture(name), opts).unwrap();
     let vocab = model.arch.vocab() as u32;
     let mut dec = BatchedDecoder::new(&model, 6).unwrap();
     let mut tokens = |n: usize| -> Vec<u32> { (0..n).map(|_| r.random_range(0..vocab)).collect() };
@@ -248,7 +248,7 @@ fn batched_decode_equals_single_sequences_int4() {
 fn all_logits_prefill_into_a_slot() {
     let mut r = rng("all_logits_prefill");
     let opts = LoadOptions { format: WeightFormat::F32, max_context: 64, prefill_chunk: 16, ..Default::default() };
-    let model = TextModel::load(&gpu(), &fixture("llama"), opts).unwrap();
+    let model = TextModel::load(&exec(), &fixture("llama"), opts).unwrap();
     let vocab = model.arch.vocab();
     let prompt: Vec<u32> = (0..21).map(|_| r.random_range(0..vocab as u32)).collect();
     let mut all = Session::new(&model, SessionOptions { all_logits: true }).unwrap();
@@ -281,7 +281,7 @@ fn all_logits_prefill_into_a_slot() {
 #[test]
 fn chained_greedy_steps_equal_single_sequence_generation() {
     let opts = LoadOptions { format: WeightFormat::Int4 { group: 32 }, max_context: 64, ..Default::default() };
-    let model = TextModel::load(&gpu(), &fixture("llama"), opts).unwrap();
+    let model = TextModel::load(&exec(), &fixture("llama"), opts).unwrap();
     let prompts: [Vec<u32>; 3] = [vec![5, 9, 2], vec![17, 3, 3, 40, 8], vec![1]];
     let slots = [2usize, 0, 3];
     let steps = 12;
@@ -322,7 +322,7 @@ fn chained_greedy_steps_equal_single_sequence_generation() {
 #[test]
 fn single_sequence_steps_hand_over_to_batched_steps_and_back() {
     let opts = LoadOptions { format: WeightFormat::Int4 { group: 32 }, max_context: 64, ..Default::default() };
-    let model = TextModel::load(&gpu(), &fixture("llama"), opts).unwrap();
+    let model = TextModel::load(&exec(), &fixture("llama"), opts).unwrap();
     let (pa, pb) = ([5u32, 9, 2], [17u32, 3, 3, 40, 8]);
     let generate =
         |p: &[u32], n| Session::new(&model, SessionOptions::default()).unwrap().generate(p, n, |_| true).unwrap();

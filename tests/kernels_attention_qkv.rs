@@ -7,7 +7,7 @@
 mod common;
 
 use common::one_token::{attn_shape, f32t, int4_pair, run, tensor};
-use common::{assert_close, gpu, randn, rng, rope_table};
+use common::{assert_close, exec, gpu, randn, rng, rope_table};
 use gerbil::graph::ir::{AttentionDecode, Epilogue, FusedMatvec, MatOut, NormPrologue, PartialsIn};
 use gerbil::graph::{Graph, Op, Plan, Rows, TensorId};
 use gerbil::reference;
@@ -218,7 +218,7 @@ fn attention_qkv_skips_without_the_workgroup_memory() {
         prefill_chunk: 16,
         fusion: FusionConfig::default(),
     };
-    let m = gerbil::models::llm::TextModel::load(&gpu(), &fixture, opts).unwrap();
+    let m = gerbil::models::llm::TextModel::load(&exec(), &fixture, opts).unwrap();
     let io = m.arch.new_io(&gpu(), 8, 32).unwrap();
     for (bytes, want) in [(16384, 0), (32768, 2)] {
         let mut built = m.arch.build_graph(&io, gerbil::models::decoder::Mode::Decode);

@@ -16,7 +16,7 @@ mod common;
 use std::path::Path;
 
 use common::reference_fixture::{fixture_dir, fixture_with_config};
-use common::{gpu, greedy};
+use common::{exec, gpu, greedy};
 use gerbil::gpu::KernelId;
 use gerbil::graph::dispatch::Dim;
 use gerbil::graph::Plan;
@@ -30,7 +30,7 @@ const TOLERANCE: f32 = 1e-5;
 fn load(dir: &Path, positions: usize, fusion: FusionConfig) -> TextModel {
     let opts =
         LoadOptions { format: WeightFormat::Int4 { group: 32 }, max_context: positions, prefill_chunk: 32, fusion };
-    TextModel::load(&gpu(), dir, opts).unwrap()
+    TextModel::load(&exec(), dir, opts).unwrap()
 }
 
 /// The decode plan's DecodeLayer grids, then the tokens and logits of a prefill of `prompt_len`

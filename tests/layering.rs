@@ -49,6 +49,7 @@ const LAYERS: &[(&str, u32, &str)] = &[
     ("graph", 3, "the typed op graph, its executor and weight upload, over gpu and weights' INT4 groups"),
     ("nn", 3, "eager ops recorded into one pass, over gpu and weights' INT4 groups"),
     ("passes", 4, "fusion passes rewrite graph's graphs"),
+    ("executor", 4, "the Executor: owns the device, runs the planned (graph) and eager (nn) tiers"),
     ("models", 5, "families, text sessions (models::llm), the speech and voice interfaces"),
     ("worker", 6, "the GPU thread: holds the models"),
     ("server", 7, "HTTP: holds a WorkerHandle"),
@@ -635,6 +636,51 @@ fn no_model_family_is_named_above_the_model_interfaces() {
         FAMILY_BLIND.join(", "),
         problems.join("\n")
     );
+}
+
+/// Where work reaches the GPU only through `executor::Executor` (the worker owns it, the models keep
+/// a clone): none of these opens a device or builds a plan or a recorder by itself.
+const THROUGH_THE_EXECUTOR: &[&str] = &["models", "worker", "server"];
+const TIER_CONSTRUCTORS: &[&str] = &["Gpu::new", "Plan::new", "Recorder::new"];
+
+/// Lines of `text` (comments and literals blanked) calling one of `TIER_CONSTRUCTORS` by name (not a
+/// longer name ending in one: `DecodePlan::new` is not `Plan::new`).
+fn tier_constructor_calls(text: &str) -> Vec<(usize, &'static str)> {
+    let mut found = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        for c in TIER_CONSTRUCTORS {
+            let whole = line.match_indices(c).any(|(at, _)| !line[..at].chars().next_back().is_some_and(is_ident));
+            if whole {
+                found.push((i + 1, *c));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_worker_and_the_models_run_work_through_the_executor() {
+    let mut problems = Vec::new();
+    for m in
+        module_tree().iter().filter(|m| m.module.first().is_some_and(|t| THROUGH_THE_EXECUTOR.contains(&t.as_str())))
+    {
+        let text = blank(&std::fs::read_to_string(&m.file).unwrap());
+        for (line, c) in tier_constructor_calls(&text) {
+            problems.push(format!("{}:{line}: `{c}`", rel(&m.file)));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "{} build plans and recorders through the Executor (exec.plan / exec.recorder):\n{}",
+        THROUGH_THE_EXECUTOR.join(", "),
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn tier_constructor_scan_matches_whole_names_only() {
+    let src = "let p = Plan::new(g);\nlet d = DecodePlan::new();\nlet r = crate::nn::Recorder::new(&g); Gpu::new(o)";
+    assert_eq!(tier_constructor_calls(src), vec![(1, "Plan::new"), (3, "Gpu::new"), (3, "Recorder::new")]);
 }
 
 /// An import between two children of one module, with where it was seen.

@@ -32,7 +32,7 @@ fn rel_err(got: &[f32], want: &[f32]) -> f32 {
 
 #[test]
 fn dac_decode_matches_transformers() {
-    let dac = Dac::load(common::gpu(), &dac_dir()).unwrap();
+    let dac = Dac::load(&common::exec(), &dac_dir()).unwrap();
     assert_eq!(dac.sample_rate(), 24000);
     assert_eq!(dac.hop(), 10);
     let (codes, want) = reference();
@@ -48,7 +48,7 @@ fn dac_decode_matches_transformers() {
 
 #[test]
 fn dac_rejects_bad_codes() {
-    let dac = Dac::load(common::gpu(), &dac_dir()).unwrap();
+    let dac = Dac::load(&common::exec(), &dac_dir()).unwrap();
     assert!(dac.decode(&[vec![1, 2], vec![3, 64]]).is_err(), "code past the codebook");
     assert!(dac.decode(&[vec![1, 2], vec![3]]).is_err(), "unequal lengths");
     assert!(dac.decode(&[vec![1, 2]]).is_err(), "one codebook of two");

@@ -11,7 +11,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::gpu;
+use common::exec;
 use common::reference_fixture::fixture_with_positions;
 use gerbil::models::llm::{LoadOptions, Session, SessionOptions, TextModel};
 use gerbil::weights::WeightFormat;
@@ -62,7 +62,7 @@ fn max_diff(a: &[f32], b: &[f32]) -> f32 {
 fn check(name: &str, format: WeightFormat, tol: f32) {
     let r = reference(name);
     let opts = LoadOptions { format, max_context: 128, prefill_chunk: 64, ..Default::default() };
-    let model = TextModel::load(&gpu(), &fixture(name), opts).unwrap();
+    let model = TextModel::load(&exec(), &fixture(name), opts).unwrap();
     let tok = model.tokenizer.as_ref().unwrap();
     assert_eq!(tok.encode(&r.prompt_text, false).unwrap(), r.prompt, "{name}: tokenizer");
     let mut s = Session::new(&model, SessionOptions { all_logits: true }).unwrap();
@@ -123,7 +123,7 @@ fn int4_every_family_and_group_size() {
 fn pipelined_generate_matches_reference() {
     let r = reference("qwen3");
     let model = TextModel::load(
-        &gpu(),
+        &exec(),
         &fixture("qwen3"),
         LoadOptions { format: F32, max_context: 64, prefill_chunk: 5, ..Default::default() },
     )
@@ -152,7 +152,7 @@ fn pipelined_generate_matches_reference() {
 fn decode_plan_moves_its_position_on() {
     let r = reference("qwen3");
     let model =
-        TextModel::load(&gpu(), &fixture("qwen3"), LoadOptions { format: F32, max_context: 64, ..Default::default() })
+        TextModel::load(&exec(), &fixture("qwen3"), LoadOptions { format: F32, max_context: 64, ..Default::default() })
             .unwrap();
     let s = Session::new(&model, SessionOptions::default()).unwrap();
     let plan = s.decode_plan();
@@ -181,7 +181,7 @@ fn decode_plan_moves_its_position_on() {
 fn generate_in_batches_matches_single_steps() {
     let dir = fixture_with_positions("qwen3", 320);
     let model =
-        TextModel::load(&gpu(), &dir, LoadOptions { format: F32, max_context: 320, ..Default::default() }).unwrap();
+        TextModel::load(&exec(), &dir, LoadOptions { format: F32, max_context: 320, ..Default::default() }).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
     // Positions 243-262: the log wraps at 256, inside a batch.
     let prompt: Vec<u32> = (0..243).map(|i| 1 + (i * 37) % 300).collect();

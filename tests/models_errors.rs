@@ -5,7 +5,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::gpu;
+use common::exec;
 use gerbil::models::llm::{LoadOptions, TextModel};
 use gerbil::weights::WeightFormat;
 
@@ -30,7 +30,7 @@ fn scratch_copy(name: &str, tag: &str) -> PathBuf {
 
 fn load_err(dir: &Path) -> String {
     let opts = LoadOptions { format: WeightFormat::F32, max_context: 64, prefill_chunk: 16, ..Default::default() };
-    match TextModel::load(&gpu(), dir, opts) {
+    match TextModel::load(&exec(), dir, opts) {
         Ok(_) => panic!("{} loaded but should not", dir.display()),
         Err(e) => e.to_string(),
     }
@@ -162,7 +162,7 @@ fn tokenizer_larger_than_the_vocabulary_and_zero_context_are_refused() {
     assert!(e.contains("tokenizer has"), "{e}");
 
     let opts = LoadOptions { format: WeightFormat::F32, max_context: 0, ..Default::default() };
-    let e = TextModel::load(&gpu(), &fixture("qwen3"), opts).err().expect("a context of 0 loads").to_string();
+    let e = TextModel::load(&exec(), &fixture("qwen3"), opts).err().expect("a context of 0 loads").to_string();
     assert!(e.contains("max_context"), "{e}");
 }
 
@@ -185,6 +185,6 @@ fn checkpoint_layers_past_the_config_are_refused() {
     let mut c: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
     c["decoder_layers"] = serde_json::json!(1);
     std::fs::write(&p, c.to_string()).unwrap();
-    let e = gerbil::models::whisper::Whisper::load(&gpu(), &dir).err().expect("loaded a cut decoder").to_string();
+    let e = gerbil::models::whisper::Whisper::load(&exec(), &dir).err().expect("loaded a cut decoder").to_string();
     assert!(e.contains("'model.decoder.layers.1."), "{e}");
 }

@@ -9,7 +9,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::gpu;
+use common::exec;
 use gerbil::models::lfm2::config::{LayerKind, Lfm2Config, RawConfig};
 use gerbil::models::llm::{LoadOptions, Session, SessionOptions, TextModel};
 use gerbil::weights::WeightFormat;
@@ -26,7 +26,7 @@ fn reference() -> Reference {
 
 fn load(format: WeightFormat, chunk: usize) -> TextModel {
     let opts = LoadOptions { format, max_context: 128, prefill_chunk: chunk, ..Default::default() };
-    TextModel::load(&gpu(), &fixture(), opts).unwrap()
+    TextModel::load(&exec(), &fixture(), opts).unwrap()
 }
 
 /// Prefill (in chunks of `chunk`; the logits of the last chunk's rows are

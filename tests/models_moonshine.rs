@@ -8,7 +8,7 @@ mod common;
 use std::path::PathBuf;
 
 use common::speech_reference::{check_decoder, Reference};
-use common::{assert_close, gpu};
+use common::{assert_close, exec, gpu};
 use gerbil::models::moonshine::{segment, Moonshine, MoonshineConfig};
 
 fn dir() -> PathBuf {
@@ -30,7 +30,7 @@ fn partial_rotary_width_rounds_as_transformers() {
 #[test]
 fn encoder_logits_and_greedy_match_transformers() {
     let r = Reference::open(&dir());
-    let m = Moonshine::load(&gpu(), &dir()).unwrap();
+    let m = Moonshine::load(&exec(), &dir()).unwrap();
     let enc = m.encode(&r.f32("audio")).unwrap();
     let want_enc = r.f32("encoder_out");
     assert_eq!(enc.frames * m.cfg.hidden_size, want_enc.len());
@@ -41,7 +41,7 @@ fn encoder_logits_and_greedy_match_transformers() {
 
 #[test]
 fn too_short_audio_and_a_full_cache_are_errors() {
-    let m = Moonshine::load(&gpu(), &dir()).unwrap();
+    let m = Moonshine::load(&exec(), &dir()).unwrap();
     let err = m.encode(&[0.1; 500]).err().expect("500 samples cannot be encoded");
     assert!(err.to_string().contains("fewer than"), "{err}");
     let enc = m.encode(&[0.1; 2000]).unwrap();

@@ -10,7 +10,7 @@ mod common;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 
-use common::gpu;
+use common::exec;
 use gerbil::models::speech::{self, TranscribeOptions};
 use gerbil::text::wer::wer;
 
@@ -29,7 +29,7 @@ fn beckett() -> Vec<f32> {
 #[test]
 fn beckett_through_the_rust_api() {
     let audio = beckett();
-    let mut model = gerbil::models::load_transcriber(&gpu(), &asset("moonshine-base")).unwrap();
+    let mut model = gerbil::models::load_transcriber(&exec(), &asset("moonshine-base")).unwrap();
     let mut seen = 0;
     let t0 = std::time::Instant::now();
     let tr = model
@@ -68,7 +68,7 @@ fn beckett_tiled_with_silences_is_chunked_in_order() {
         audio.extend_from_slice(&clip);
         audio.extend(std::iter::repeat_n(0f32, 16000));
     }
-    let mut model = gerbil::models::load_transcriber(&gpu(), &asset("moonshine-base")).unwrap();
+    let mut model = gerbil::models::load_transcriber(&exec(), &asset("moonshine-base")).unwrap();
     let tr = model.transcribe(&audio, &TranscribeOptions::default(), &mut |_| ControlFlow::Continue(())).unwrap();
     eprintln!("{:#?}", tr.segments.iter().map(|s| (s.start, s.end, &s.text)).collect::<Vec<_>>());
     assert!(tr.segments.len() >= 2, "33 s must take more than one chunk");
@@ -108,7 +108,7 @@ fn int4_decoder_agrees_with_f32() {
     use gerbil::models::speech::SpeechModel;
     let audio = beckett();
     let run = |int4: bool| {
-        let mut m = MoonshineTranscriber::load_with(&gpu(), &asset("moonshine-base"), int4).unwrap();
+        let mut m = MoonshineTranscriber::load_with(&exec(), &asset("moonshine-base"), int4).unwrap();
         m.transcribe(&audio, &TranscribeOptions::default(), &mut |_| ControlFlow::Continue(())).unwrap()
     };
     let (q, f) = (run(true), run(false));

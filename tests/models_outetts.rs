@@ -56,7 +56,7 @@ fn reference() -> Reference {
 fn load() -> OuteTts {
     let dir = fixture();
     let opts = LoadOptions { format: WeightFormat::F32, max_context: 512, ..Default::default() };
-    OuteTts::load(&common::gpu(), &dir.join("llama"), &dir.join("dac"), Some(&dir.join("speaker.json")), opts).unwrap()
+    OuteTts::load(&common::exec(), &dir.join("llama"), &dir.join("dac"), Some(&dir.join("speaker.json")), opts).unwrap()
 }
 
 #[test]

@@ -7,7 +7,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::gpu;
+use common::exec;
 use gerbil::models::piper::{PiperVoice, SynthParams};
 
 pub fn voice_dir() -> PathBuf {
@@ -30,7 +30,7 @@ struct Reference {
 #[test]
 fn joe_matches_onnxruntime_without_noise() {
     let r: Reference = serde_json::from_str(include_str!("fixtures/piper/joe_hello_world.json")).unwrap();
-    let voice = PiperVoice::load(gpu(), &voice_dir()).unwrap();
+    let voice = PiperVoice::load(&exec(), &voice_dir()).unwrap();
     assert_eq!(voice.sample_rate(), 22050);
     let p = SynthParams { noise_scale: 0.0, length_scale: 1.0, noise_w: 0.0, seed: 0 };
     let out = voice.synthesize(&r.ids, p).unwrap();
@@ -53,7 +53,7 @@ fn joe_matches_onnxruntime_without_noise() {
 #[test]
 fn noise_is_seeded_and_speed_scales_length() {
     let r: Reference = serde_json::from_str(include_str!("fixtures/piper/joe_hello_world.json")).unwrap();
-    let voice = PiperVoice::load(gpu(), &voice_dir()).unwrap();
+    let voice = PiperVoice::load(&exec(), &voice_dir()).unwrap();
     // "Hello" only (BOS, pad, h, ə, l, ˈ, o, ʊ, EOS): short, so cheap on software Vulkan.
     let ids: Vec<i64> = r.ids[..14].iter().copied().chain([2]).collect();
     let p = SynthParams::from_config(&voice.config.inference, 7);
@@ -79,7 +79,7 @@ fn noise_is_seeded_and_speed_scales_length() {
 /// real voice, at a length that is not a multiple of any tile.
 #[test]
 fn gpu_flow_matches_the_cpu_flow() {
-    let voice = PiperVoice::load(gpu(), &voice_dir()).unwrap();
+    let voice = PiperVoice::load(&exec(), &voice_dir()).unwrap();
     assert!(voice.flow_on_gpu(), "the joe voice's 4 couplings run on the GPU");
     let mut r = common::rng("piper_flow");
     let (c, t) = (192, 137);
@@ -97,7 +97,7 @@ fn gpu_flow_matches_the_cpu_flow() {
 #[test]
 fn gpu_front_end_matches_the_cpu_modules() {
     let r: Reference = serde_json::from_str(include_str!("fixtures/piper/joe_hello_world.json")).unwrap();
-    let voice = PiperVoice::load(gpu(), &voice_dir()).unwrap();
+    let voice = PiperVoice::load(&exec(), &voice_dir()).unwrap();
     assert!(voice.front_on_gpu(), "the joe voice's encoder and duration predictor run on the GPU");
     for (noise_w, seed) in [(0.0, 0), (0.8, 5)] {
         let (logw_cpu, stats_cpu) = voice.front_reference(&r.ids, noise_w, seed, false).unwrap();
@@ -133,12 +133,12 @@ fn bad_voice_configs_fail_their_load() {
         let mut c = config.clone();
         edit(&mut c);
         std::fs::write(dir.join("config.json"), c.to_string()).unwrap();
-        let e = PiperVoice::load(gpu(), &dir).err().unwrap_or_else(|| panic!("{field}: loaded")).to_string();
+        let e = PiperVoice::load(&exec(), &dir).err().unwrap_or_else(|| panic!("{field}: loaded")).to_string();
         assert!(e.contains(field), "{field}: {e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
     // The real voice passes the same checks.
-    PiperVoice::load(gpu(), &src).unwrap();
+    PiperVoice::load(&exec(), &src).unwrap();
 }
 
 /// A sentence whose generator activations would not fit one storage binding is decoded in windows
@@ -148,7 +148,7 @@ fn bad_voice_configs_fail_their_load() {
 #[test]
 fn windowed_generator_matches_one_pass() {
     use rand::{Rng, SeedableRng};
-    let voice = PiperVoice::load(gpu(), &voice_dir()).unwrap();
+    let voice = PiperVoice::load(&exec(), &voice_dir()).unwrap();
     let dec = voice.decoder();
     let t = 150;
     let mut rng = rand::rngs::StdRng::seed_from_u64(5);

@@ -11,7 +11,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::gpu;
+use common::exec;
 use gerbil::models::llm::{LoadOptions, Session, SessionOptions, TextModel};
 use gerbil::passes::FusionConfig;
 use gerbil::weights::WeightFormat;
@@ -28,7 +28,7 @@ fn reference() -> Reference {
 
 fn load(format: WeightFormat, chunk: usize, fusion: FusionConfig) -> TextModel {
     let opts = LoadOptions { format, max_context: 128, prefill_chunk: chunk, fusion };
-    TextModel::load(&gpu(), &fixture(), opts).unwrap()
+    TextModel::load(&exec(), &fixture(), opts).unwrap()
 }
 
 /// Prefill (in chunks of `chunk`), then 32 greedy decode steps: logits within

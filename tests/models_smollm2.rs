@@ -7,7 +7,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::gpu;
+use common::exec;
 use gerbil::models::llama::gguf::GgufSource;
 use gerbil::models::llm::{LoadOptions, Session, SessionOptions, TextModel};
 use gerbil::reference::llama::RefLlama;
@@ -22,7 +22,7 @@ fn gguf_path() -> PathBuf {
 const FORMAT: WeightFormat = WeightFormat::Int4 { group: 32 };
 
 fn model() -> TextModel {
-    TextModel::load_gguf(&gpu(), &gguf_path(), LoadOptions { format: FORMAT, max_context: 256, ..Default::default() })
+    TextModel::load_gguf(&exec(), &gguf_path(), LoadOptions { format: FORMAT, max_context: 256, ..Default::default() })
         .unwrap()
 }
 

@@ -7,7 +7,7 @@ mod common;
 use std::path::PathBuf;
 
 use common::speech_reference::{check_decoder, Reference};
-use common::{assert_close, gpu};
+use common::{assert_close, exec, gpu};
 use gerbil::audio::mel::{LogMel, MelConfig};
 use gerbil::models::whisper::Whisper;
 
@@ -27,7 +27,7 @@ fn log_mel_matches_feature_extractor() {
 #[test]
 fn encoder_logits_and_greedy_match_transformers() {
     let r = Reference::open(&dir());
-    let m = Whisper::load(&gpu(), &dir()).unwrap();
+    let m = Whisper::load(&exec(), &dir()).unwrap();
     let enc = m.encode(&r.f32("features")).unwrap();
     assert_close("encoder out", &enc.out.read(&gpu()).unwrap(), &r.f32("encoder_out"), 1e-3, 1e-3);
 
@@ -74,7 +74,7 @@ fn language_detection_follows_the_start_of_transcript_logits() {
     });
     std::fs::write(tmp.join("tokenizer.json"), tokenizer.to_string()).unwrap();
 
-    let mut model = gerbil::models::load_transcriber(&gpu(), &tmp).unwrap();
+    let mut model = gerbil::models::load_transcriber(&exec(), &tmp).unwrap();
     let mut langs = model.languages();
     langs.sort();
     assert_eq!(langs, ["de", "en", "es", "fr"]);

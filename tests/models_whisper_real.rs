@@ -9,7 +9,7 @@ mod common;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 
-use common::gpu;
+use common::exec;
 use gerbil::models::speech::{self, TranscribeOptions};
 use gerbil::text::wer::wer;
 
@@ -25,7 +25,7 @@ fn asset(rel: &str) -> PathBuf {
 fn beckett_through_the_rust_api() {
     let bytes = std::fs::read(asset("audio/beckett.wav")).unwrap();
     let audio = gerbil::audio::load_16k(bytes, Some("wav")).unwrap();
-    let mut model = gerbil::models::load_transcriber(&gpu(), &asset("whisper-tiny-en")).unwrap();
+    let mut model = gerbil::models::load_transcriber(&exec(), &asset("whisper-tiny-en")).unwrap();
     let mut seen = 0;
     let tr = model
         .transcribe(&audio, &TranscribeOptions::default(), &mut |p| {
@@ -119,7 +119,7 @@ fn beckett_word_times_match_transformers() {
     let hf = hf.pipeline_words;
     let bytes = std::fs::read(asset("audio/beckett.wav")).unwrap();
     let audio = gerbil::audio::load_16k(bytes, Some("wav")).unwrap();
-    let mut model = gerbil::models::load_transcriber(&gpu(), &asset("whisper-tiny-en")).unwrap();
+    let mut model = gerbil::models::load_transcriber(&exec(), &asset("whisper-tiny-en")).unwrap();
     let opts = TranscribeOptions { word_timestamps: true, ..Default::default() };
     let tr = model.transcribe(&audio, &opts, &mut |_| ControlFlow::Continue(())).unwrap();
     let words = tr.words();

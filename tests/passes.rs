@@ -7,7 +7,7 @@ mod common;
 use std::path::PathBuf;
 
 use common::reference_fixture::fixture_with_positions;
-use common::{gpu, greedy};
+use common::{exec, gpu, greedy};
 use gerbil::gpu::KernelId;
 use gerbil::models::llm::{LoadOptions, Session, SessionOptions, TextModel};
 use gerbil::passes::FusionConfig;
@@ -31,7 +31,7 @@ fn fixture(name: &str) -> PathBuf {
 
 fn model(name: &str, fusion: FusionConfig) -> TextModel {
     let opts = LoadOptions { format: WeightFormat::Int4 { group: 32 }, max_context: 96, prefill_chunk: 32, fusion };
-    TextModel::load(&gpu(), &fixture(name), opts).unwrap()
+    TextModel::load(&exec(), &fixture(name), opts).unwrap()
 }
 
 /// One line per dispatch: kernel, builder node ids it covers, storage bindings.
@@ -179,7 +179,7 @@ fn split_attention_matches_unfused_past_256_positions() {
         let dir = fixture_with_positions(name, 320);
         let opts =
             LoadOptions { format: WeightFormat::Int4 { group: 32 }, max_context: 320, prefill_chunk: 64, fusion };
-        let m = TextModel::load(&gpu(), &dir, opts).unwrap();
+        let m = TextModel::load(&exec(), &dir, opts).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
         m
     };

@@ -7,14 +7,14 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::gpu;
+use common::exec;
 use gerbil::models::llm::{LoadOptions, Session, SessionOptions, TextModel};
 use gerbil::passes::FusionConfig;
 use gerbil::weights::WeightFormat;
 
 fn model(fusion: FusionConfig) -> TextModel {
     let opts = LoadOptions { format: WeightFormat::Int4 { group: 32 }, max_context: 96, prefill_chunk: 32, fusion };
-    TextModel::load(&gpu(), &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/qwen3_5"), opts).unwrap()
+    TextModel::load(&exec(), &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/qwen3_5"), opts).unwrap()
 }
 
 fn describe(s: &Session) -> String {

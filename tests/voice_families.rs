@@ -8,7 +8,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::gpu;
+use common::exec;
 use gerbil::config::VoiceSpec;
 use gerbil::models::load_voice;
 use gerbil::models::piper::{PiperVoice, SynthParams};
@@ -48,7 +48,7 @@ impl AudioSink for Sink {
 
 fn load(spec: &VoiceSpec) -> Result<LoadedVoice, ModelError> {
     let hub = gerbil::config::hub_options_from_env(true);
-    load_voice(&VoiceLoad { gpu: gpu(), spec, hub: &hub, max_context: 192 })
+    load_voice(&VoiceLoad { exec: exec(), spec, hub: &hub, max_context: 192 })
 }
 
 fn piper_dir() -> PathBuf {
@@ -79,7 +79,7 @@ fn piper_through_the_interface_is_piper_with_the_requests_rate_and_seed() {
     let SpeechUnit::Ids(ids) = &units.units[0] else { panic!("piper units are phoneme ids: {units:?}") };
     assert!(units.input_tokens > ids.len() / 2, "input tokens count phonemes: {units:?}");
 
-    let direct = PiperVoice::load(gpu(), &piper_dir()).unwrap();
+    let direct = PiperVoice::load(&exec(), &piper_dir()).unwrap();
     let c = direct.config.inference;
     for (speed, seed) in [(2.0, 5), (0.5, 9)] {
         let mut sink = Sink::new();

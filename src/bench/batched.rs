@@ -2,11 +2,10 @@
 //! each step (one compute pass), reported as aggregate tokens/s.
 
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Instant;
 
 use super::memory::{MemoryFigures, MemoryProbe};
-use crate::gpu::Gpu;
+use crate::executor::Executor;
 use crate::models::llm::{BatchedDecoder, LoadOptions, TextModel};
 use crate::models::ModelError;
 use crate::weights::random::RandomSource;
@@ -43,7 +42,7 @@ pub enum BatchedOutcome {
 
 /// One result per entry of `rows` (each at most the largest, which sets the decoder's slots).
 pub fn run(
-    gpu: &Arc<Gpu>,
+    exec: &Executor,
     config: &Path,
     format: WeightFormat,
     rows: &[usize],
@@ -54,8 +53,9 @@ pub fn run(
     let prompt_len = 8;
     let opts = LoadOptions { format, max_context: (prompt_len + 2 * steps + 16).max(256), ..Default::default() };
     let name = config.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+    let gpu = exec.gpu();
     let mut mem = MemoryProbe::start(gpu);
-    let model = TextModel::from_source(gpu, config, &src, None, opts)?;
+    let model = TextModel::from_source(exec, config, &src, None, opts)?;
     if !model.arch.supports_batched_decode() {
         return Ok(BatchedOutcome::Unsupported { model: name, family: model.arch.family() });
     }

@@ -1,11 +1,10 @@
 //! Whole-model decode and prefill with random weights of a real config.
 
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Instant;
 
 use super::memory::{MemoryFigures, MemoryProbe};
-use crate::gpu::Gpu;
+use crate::executor::Executor;
 use crate::models::llm::{LoadOptions, Session, SessionOptions, TextModel};
 use crate::models::ModelError;
 use crate::passes::FusionConfig;
@@ -32,7 +31,7 @@ pub struct DecodeResult {
 }
 
 pub fn run(
-    gpu: &Arc<Gpu>,
+    exec: &Executor,
     config: &Path,
     format: WeightFormat,
     fusion: FusionConfig,
@@ -43,8 +42,9 @@ pub fn run(
     let src = RandomSource { seed: 7, scale: 0.05 };
     let opts =
         LoadOptions { format, max_context: (prefill + tokens + 16).max(1024), prefill_chunk: prefill.max(16), fusion };
+    let gpu = exec.gpu();
     let mut mem = MemoryProbe::start(gpu);
-    let model = TextModel::from_source(gpu, config, &src, None, opts)?;
+    let model = TextModel::from_source(exec, config, &src, None, opts)?;
     mem.sample(gpu);
     let mut s = Session::new(&model, SessionOptions::default())?;
     mem.sample(gpu);

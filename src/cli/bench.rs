@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 
 use crate::bench::{bandwidth, batched, decode, matvec};
-use crate::gpu::{Gpu, GpuOptions};
+use crate::executor::Executor;
+use crate::gpu::GpuOptions;
 use crate::passes::FusionConfig;
 use crate::weights::WeightFormat;
 
@@ -100,11 +101,13 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     if args.kernels_only && args.models_only {
         anyhow::bail!("--kernels-only and --models-only together leave nothing to run");
     }
-    let gpu = Gpu::new(&GpuOptions {
+    let exec = Executor::new(&GpuOptions {
         loop_bounding: args.loop_bounding,
         dynamic_shapes: args.dynamic_shapes,
         ..Default::default()
     })?;
+    // The kernel measurements run on the device itself; the model ones through the executor.
+    let gpu = exec.gpu().clone();
     println!("adapter: {} ({}, {})", gpu.caps.adapter_name, gpu.caps.backend, gpu.caps.driver);
     println!("subgroupAdd order (start-up probe): {:?}", gpu.caps.subgroup_add_order);
     let mut report = serde_json::Map::new();
@@ -151,7 +154,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
             plans.push((format!("with {pass}"), toggled(pass, true)?));
         }
         for (&format, (plan, fusion)) in formats.iter().flat_map(|f| plans.iter().map(move |p| (f, p))) {
-            let r = decode::run(&gpu, cfg, format, *fusion, args.tokens, args.prefill, args.repeats)?;
+            let r = decode::run(&exec, cfg, format, *fusion, args.tokens, args.prefill, args.repeats)?;
             println!(
                 "\n{} {} ({plan}): decode {:.0} tok/s (generate loop {:.0} tok/s, median of {}), {} dispatches/token, weights {:.1} MB -> {:.0} GB/s; prefill {} tokens: {:.0} tok/s",
                 r.model,
@@ -182,7 +185,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     }
     for cfg in configs.iter().filter(|_| !args.batch_rows.is_empty()) {
         for format in [WeightFormat::Int4 { group: 32 }, WeightFormat::F32] {
-            let results = match batched::run(&gpu, cfg, format, &args.batch_rows, args.tokens)? {
+            let results = match batched::run(&exec, cfg, format, &args.batch_rows, args.tokens)? {
                 batched::BatchedOutcome::Measured(r) => r,
                 batched::BatchedOutcome::Unsupported { model, family } => {
                     println!("{model:>16}: skipped (family {family} has no batched decode)");

@@ -6,7 +6,8 @@ use std::time::Instant;
 
 use anyhow::Context;
 
-use crate::gpu::{Gpu, GpuOptions};
+use crate::executor::Executor;
+use crate::gpu::GpuOptions;
 use crate::models::llm::{LoadOptions, Session, SessionOptions, TextModel};
 use crate::passes::FusionConfig;
 use crate::text::tokenizer::StreamDecoder;
@@ -47,11 +48,11 @@ pub fn run(args: CompleteArgs) -> anyhow::Result<()> {
     }
     let format = if args.f32 { WeightFormat::F32 } else { WeightFormat::Int4 { group: args.group_size } };
     let dir = resolve_model(&args.model, &crate::config::hub_options_from_env(true))?;
-    let gpu = Gpu::new(&GpuOptions::default())?;
+    let exec = Executor::new(&GpuOptions::default())?;
     let t0 = Instant::now();
     let fusion = if args.no_fusion { FusionConfig::none() } else { FusionConfig::default() };
     let opts = LoadOptions { format, max_context: args.max_context, fusion, ..Default::default() };
-    let model = TextModel::load_path(&gpu, &dir, opts).with_context(|| format!("loading {}", dir.display()))?;
+    let model = TextModel::load_path(&exec, &dir, opts).with_context(|| format!("loading {}", dir.display()))?;
     let load_s = t0.elapsed().as_secs_f64();
     let tok = model.tokenizer.as_ref().context("the model folder has no tokenizer.json")?;
     let mut prompt = tok.encode(&args.prompt, true)?;
@@ -97,7 +98,7 @@ pub fn run(args: CompleteArgs) -> anyhow::Result<()> {
         ttft * 1e3,
         if total > ttft { decoded as f64 / (total - ttft) } else { 0.0 },
         session.decode_dispatches(),
-        gpu.caps.adapter_name,
+        exec.caps().adapter_name,
     );
     Ok(())
 }

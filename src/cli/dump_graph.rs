@@ -5,10 +5,11 @@
 
 use std::path::PathBuf;
 
-use crate::gpu::{Gpu, GpuOptions};
+use crate::executor::Executor;
+use crate::gpu::GpuOptions;
 use crate::graph::dispatch::Bind;
-use crate::graph::executor::TOKEN_LOG_LEN;
 use crate::graph::ir::{DeviceTensor, Storage};
+use crate::graph::plan::TOKEN_LOG_LEN;
 use crate::graph::Plan;
 use crate::models::llm::{LoadOptions, Session, SessionOptions, TextModel};
 use crate::passes::FusionConfig;
@@ -70,14 +71,14 @@ pub fn describe(plan: &Plan) -> serde_json::Value {
 }
 
 pub fn run(args: DumpGraphArgs) -> anyhow::Result<()> {
-    let gpu = Gpu::new(&GpuOptions::default())?;
+    let exec = Executor::new(&GpuOptions::default())?;
     let load = |fusion| -> anyhow::Result<TextModel> {
         let opts =
             LoadOptions { format: WeightFormat::Int4 { group: 32 }, max_context: 256, fusion, ..Default::default() };
         Ok(if args.model.extension().is_some_and(|e| e == "json") {
-            TextModel::from_source(&gpu, &args.model, &RandomSource { seed: 7, scale: 0.05 }, None, opts)?
+            TextModel::from_source(&exec, &args.model, &RandomSource { seed: 7, scale: 0.05 }, None, opts)?
         } else {
-            TextModel::load_path(&gpu, &args.model, opts)?
+            TextModel::load_path(&exec, &args.model, opts)?
         })
     };
     let fused = Session::new(&load(FusionConfig::default())?, SessionOptions::default())?;

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use anyhow::Context;
 
 use crate::bench::profile;
-use crate::gpu::{Gpu, GpuOptions};
+use crate::executor::Executor;
+use crate::gpu::GpuOptions;
 use crate::models::llm::{BatchedDecoder, LoadOptions, Session, SessionOptions, TextModel};
 use crate::weights::random::RandomSource;
 use crate::weights::WeightFormat;
@@ -51,7 +52,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
     if args.steps == 0 || args.batch_rows == Some(0) || args.prefill == Some(0) {
         anyhow::bail!("--steps, --batch-rows and --prefill must be at least 1");
     }
-    let gpu = Gpu::new(&GpuOptions {
+    let exec = Executor::new(&GpuOptions {
         loop_bounding: args.loop_bounding,
         dynamic_shapes: args.dynamic_shapes,
         ..Default::default()
@@ -67,9 +68,9 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
         opts.prefill_chunk = prefill;
     }
     let model = if args.model.extension().is_some_and(|e| e == "json") {
-        TextModel::from_source(&gpu, &args.model, &RandomSource { seed: 7, scale: 0.05 }, None, opts)?
+        TextModel::from_source(&exec, &args.model, &RandomSource { seed: 7, scale: 0.05 }, None, opts)?
     } else {
-        TextModel::load_path(&gpu, &args.model, opts)?
+        TextModel::load_path(&exec, &args.model, opts)?
     };
     let prompt: Vec<u32> = (0..args.context as u32).map(|i| 1 + i % 1000).collect();
     let (p, dispatches) = match (args.batch_rows, args.prefill) {
@@ -110,7 +111,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
         }
     };
     let p = p.context("the adapter has no timestamp queries inside passes")?;
-    println!("{} ({dispatches} dispatches/step)", gpu.caps.adapter_name);
+    println!("{} ({dispatches} dispatches/step)", exec.caps().adapter_name);
     println!(
         "{:<18} {:>6} {:>10} {:>5} {:>10} {:>7} {:>9}",
         "kernel", "flags", "grid", "count", "total us", "share", "GB/s"

@@ -9,7 +9,8 @@ use std::time::Instant;
 use anyhow::Context;
 
 use crate::config::{VoiceSpec, WeightKind};
-use crate::gpu::{Gpu, GpuOptions};
+use crate::executor::Executor;
+use crate::gpu::GpuOptions;
 use crate::models::load_voice;
 use crate::models::voice::{AudioSink, SynthOptions, Voice, VoiceLoad};
 
@@ -86,9 +87,9 @@ pub fn run(args: SpeakArgs) -> anyhow::Result<()> {
     let spec = spec(&args)?;
     let hub = crate::config::hub_options_from_env(true);
     crate::speech::espeak::set_data_root(hub.cache_dir.clone());
-    let gpu = Gpu::new(&GpuOptions::default())?;
-    eprintln!("adapter: {} ({})", gpu.caps.adapter_name, gpu.caps.backend);
-    let load = VoiceLoad { gpu, spec: &spec, hub: &hub, max_context: args.max_context };
+    let exec = Executor::new(&GpuOptions::default())?;
+    eprintln!("adapter: {} ({})", exec.caps().adapter_name, exec.caps().backend);
+    let load = VoiceLoad { exec, spec: &spec, hub: &hub, max_context: args.max_context };
     let mut voice = load_voice(&load).with_context(|| format!("loading the voice {}", spec.source))?.voice;
     let info = voice.info();
     if args.speed != 1.0 && !info.variable_speed {

@@ -9,7 +9,8 @@ use std::time::Instant;
 use anyhow::Context;
 
 use crate::audio;
-use crate::gpu::{Gpu, GpuOptions};
+use crate::executor::Executor;
+use crate::gpu::GpuOptions;
 use crate::models::speech::TranscribeOptions;
 use crate::text::subtitles;
 
@@ -86,10 +87,10 @@ pub fn run(args: TranscribeArgs) -> anyhow::Result<()> {
     let source = args.model.clone().unwrap_or_else(crate::config::default_stt_model);
     let source = crate::config::expand_home(&source).to_string_lossy().into_owned();
     let dir = crate::weights::sources::speech_model(&source, &crate::config::hub_options_from_env(true))?.path;
-    let gpu = Gpu::new(&GpuOptions::default())?;
+    let exec = Executor::new(&GpuOptions::default())?;
     let t0 = Instant::now();
     let mut model =
-        crate::models::load_transcriber(&gpu, &dir).with_context(|| format!("loading {}", dir.display()))?;
+        crate::models::load_transcriber(&exec, &dir).with_context(|| format!("loading {}", dir.display()))?;
     let load_s = t0.elapsed().as_secs_f64();
     // As the HTTP route: a language the model does not know is refused, not silently ignored.
     let language = args.language.as_deref().map(|l| l.trim().to_lowercase());
@@ -140,7 +141,7 @@ pub fn run(args: TranscribeArgs) -> anyhow::Result<()> {
             wall / audio_s,
             audio_s / wall,
             tr.segments.len(),
-            gpu.caps.adapter_name
+            exec.caps().adapter_name
         );
     }
     Ok(())

@@ -29,7 +29,7 @@ impl AllocStats {
 }
 
 /// Usage of every storage buffer: bindable, and copyable both ways so tests and
-/// the executor can poison, upload and read back any of them.
+/// a plan can poison, upload and read back any of them.
 pub const STORAGE: wgpu::BufferUsages =
     wgpu::BufferUsages::STORAGE.union(wgpu::BufferUsages::COPY_SRC).union(wgpu::BufferUsages::COPY_DST);
 

@@ -14,7 +14,7 @@ use super::subgroup_order;
 use super::workgroup_memory::WorkgroupMemoryCache;
 use super::{GpuError, KernelId};
 
-/// The one device every executor of a process shares.
+/// The device, shared by the `Executor` that runs work on it and by the buffers and weights made on it.
 pub struct Gpu {
     pub device: wgpu::Device,
     pub queue: wgpu::Queue,

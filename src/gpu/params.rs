@@ -84,7 +84,7 @@ gpu_params!(AttentionDecodeParams {
 });
 gpu_params!(
     /// `attention_qkv_o.wgsl` and `decode_layer.wgsl`: the qkv matvec's `FusedMatvecParams` fields
-    /// (first, so the executor reads its shape constants as for every INT4 matvec; decode_layer's n3 is
+    /// (first, so a plan reads its shape constants as for every INT4 matvec; decode_layer's n3 is
     /// the MLP's intermediate width), then the attention's. `split_cap`: decode_layer's most splits a
     /// head (attention_qkv_o does not split).
     AttentionQkvParams {
@@ -222,7 +222,7 @@ pub mod fused {
     pub const LAST_ROW: u32 = 128;
     /// Prologue x' = x * sigmoid(gate) (gate bound where the norm weight goes).
     pub const GATE: u32 = 4096;
-    /// The plan runs one token per step (set by the executor, not the dispatch selection).
+    /// The plan runs one token per step (set by the plan, not the dispatch selection).
     pub const ONE_TOKEN: u32 = 8192;
     /// Bits 14-15: log2 of the lane groups sharing each column's K (`dispatch_matvec::k_split_layout`).
     pub const KSPLIT_SHIFT: u32 = 14;

@@ -1,9 +1,9 @@
-//! The typed op graph a model builds, and the executor that turns it into a
+//! The typed op graph a model builds, and the plan that turns it into a
 //! flat list of GPU dispatches; uploading weights as its tensors, and timing its plans.
 //!
 //! Files, bottom up: ir (ops and tensors) <- dispatch_spec (what selection produces) <- the
 //! selectors (dispatch_attention <- dispatch_partials <- dispatch_matvec, dispatch_layer; hybrid)
-//! <- dispatch (one match over `Op`) <- executor (`Plan`) <- residency, profile; alloc and upload
+//! <- dispatch (one match over `Op`) <- plan (`Plan`) <- residency, profile; alloc and upload
 //! sit on ir.
 
 pub mod alloc;
@@ -13,12 +13,12 @@ mod dispatch_layer;
 mod dispatch_matvec;
 pub mod dispatch_partials;
 mod dispatch_spec;
-pub mod executor;
 pub mod hybrid;
 pub mod ir;
+pub mod plan;
 pub mod profile;
 mod residency;
 pub mod upload;
 
-pub use executor::{Plan, PlanOptions};
 pub use ir::{DeviceTensor, Graph, Op, Rows, TensorId};
+pub use plan::{Plan, PlanOptions};

@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use super::executor::{Dispatch, Plan};
+use super::plan::{Dispatch, Plan};
 use crate::gpu::params::{attn_decode, Step};
 
 /// The barrier word in the split scratch (decode_layer.wgsl's BARRIER_WORD).

@@ -36,7 +36,7 @@ pub enum ModelError {
     #[error(transparent)]
     Weights(#[from] crate::weights::WeightError),
     #[error(transparent)]
-    Plan(#[from] crate::graph::executor::PlanError),
+    Plan(#[from] crate::graph::plan::PlanError),
     #[error(transparent)]
     Gpu(#[from] crate::gpu::GpuError),
     #[error(transparent)]

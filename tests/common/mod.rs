@@ -8,6 +8,7 @@ pub mod speech_reference;
 
 use std::sync::{Arc, OnceLock};
 
+use gerbil::executor::Executor;
 use gerbil::gpu::{Gpu, GpuOptions};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -20,6 +21,11 @@ pub fn gpu() -> Arc<Gpu> {
         g
     })
     .clone()
+}
+
+/// An executor over the test binary's one device (what the worker hands a model).
+pub fn exec() -> Executor {
+    Executor::on(&gpu())
 }
 
 /// Prefills `prompt`, then decodes `steps` greedy steps; returns the tokens (the prefill's first)

@@ -7,11 +7,12 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use gerbil::config::{ModelSpec, ServeConfig, WeightKind};
-use gerbil::gpu::{Gpu, GpuOptions};
+use gerbil::executor::Executor;
+use gerbil::gpu::GpuOptions;
 use gerbil::models::llm::{LoadOptions, Session, SessionOptions, TextModel};
 use gerbil::text::TextTokenizer;
 use gerbil::weights::WeightFormat;
@@ -216,10 +217,10 @@ impl Reference {
     }
 
     pub fn load(format: WeightFormat) -> Reference {
-        static GPU: OnceLock<Arc<Gpu>> = OnceLock::new();
-        let gpu = GPU.get_or_init(|| Gpu::new(&GpuOptions::default()).expect("GPU adapter"));
+        static EXEC: OnceLock<Executor> = OnceLock::new();
+        let exec = EXEC.get_or_init(|| Executor::new(&GpuOptions::default()).expect("GPU adapter"));
         let opts = LoadOptions { format, max_context: CONTEXT, ..Default::default() };
-        Reference { model: TextModel::load(gpu, &fixture(), opts).expect("fixture loads") }
+        Reference { model: TextModel::load(exec, &fixture(), opts).expect("fixture loads") }
     }
 
     pub fn tokenizer(&self) -> &TextTokenizer {

@@ -1,12 +1,11 @@
 //! The DAC decoder on the GPU: every layer is one `conv1d` / `conv_transpose1d` / `snake` dispatch
 //! (residual adds and the final tanh fused into the convolutions), the whole decode one pass.
 
-use std::sync::Arc;
-
 use super::{folded_weight, DacConfig};
+use crate::executor::Executor;
 use crate::gpu::{Gpu, GpuError};
 use crate::models::ModelError;
-use crate::nn::{Conv1dEpilogue, Conv1dShape, ConvTranspose1dShape, GpuConv1d, GpuConvTranspose1d, GpuSnake, Recorder};
+use crate::nn::{Conv1dEpilogue, Conv1dShape, ConvTranspose1dShape, GpuConv1d, GpuConvTranspose1d, GpuSnake};
 use crate::weights::safetensors::Checkpoint;
 
 /// Snake -> conv(k7, dilation d) -> Snake -> conv(k1) + the unit's input.
@@ -24,7 +23,7 @@ struct Block {
 }
 
 pub struct DacDecoder {
-    gpu: Arc<Gpu>,
+    exec: Executor,
     /// The per-codebook `out_proj`s, summed, as one 1x1 conv over the concatenated codebook vectors.
     proj: GpuConv1d,
     conv_in: GpuConv1d,
@@ -68,8 +67,9 @@ impl Loader<'_> {
 }
 
 impl DacDecoder {
-    pub fn load(gpu: Arc<Gpu>, ck: &Checkpoint, cfg: &DacConfig) -> Result<Self, ModelError> {
-        let l = Loader { gpu: &gpu, ck };
+    pub fn load(exec: &Executor, ck: &Checkpoint, cfg: &DacConfig) -> Result<Self, ModelError> {
+        let gpu = exec.gpu();
+        let l = Loader { gpu, ck };
         // out_proj_i: [hidden, dim, 1] -> one [hidden, n * dim, 1] weight; biases add up.
         let (n, d) = (cfg.n_codebooks, cfg.codebook_dim);
         let mut projs = Vec::new();
@@ -94,7 +94,7 @@ impl DacDecoder {
             }
         }
         let shape = Conv1dShape { c_in: n * d, c_out: hidden, kernel: 1, dilation: 1, padding: 0, groups: 1 };
-        let proj = GpuConv1d::new(&gpu, "quantizer.out_proj", shape, &w, Some(&b), Conv1dEpilogue::default());
+        let proj = GpuConv1d::new(gpu, "quantizer.out_proj", shape, &w, Some(&b), Conv1dEpilogue::default());
 
         let conv_in = l.conv("decoder.conv1", 1, Conv1dEpilogue::default())?;
         if conv_in.shape.c_in != hidden {
@@ -112,7 +112,7 @@ impl DacDecoder {
             let ub = ck.f32(&format!("{p}.conv_t1.bias"), &[us[1]])?;
             let ushape =
                 ConvTranspose1dShape { c_in: c, c_out: us[1], kernel: us[2], stride, padding: stride.div_ceil(2) };
-            let up = GpuConvTranspose1d::new(&gpu, &p, ushape, &uw, Some(&ub), None);
+            let up = GpuConvTranspose1d::new(gpu, &p, ushape, &uw, Some(&ub), None);
             c = us[1];
             let mut units = Vec::new();
             for (j, dil) in [1usize, 3, 9].into_iter().enumerate() {
@@ -131,7 +131,7 @@ impl DacDecoder {
         if conv_out.shape.c_out != 1 {
             return Err(l.bad("decoder.conv2 must write one channel".into()));
         }
-        Ok(DacDecoder { gpu, proj, conv_in, blocks, snake_out, conv_out })
+        Ok(DacDecoder { exec: exec.clone(), proj, conv_in, blocks, snake_out, conv_out })
     }
 
     /// Dispatches one decode records (for reports and the bench).
@@ -141,8 +141,8 @@ impl DacDecoder {
 
     /// Waveform of the concatenated codebook vectors `lat: [n * dim, frames]`.
     pub fn forward(&self, lat: &[f32], frames: usize) -> Result<Vec<f32>, GpuError> {
-        let gpu = &*self.gpu;
-        let mut rec = Recorder::new(&self.gpu);
+        let gpu = &**self.exec.gpu();
+        let mut rec = self.exec.recorder();
         let buf = |label: &str, c: usize, t: usize| -> Result<wgpu::Buffer, GpuError> {
             let bytes = (c * t * 4) as u64;
             gpu.check_binding(label, bytes)?;

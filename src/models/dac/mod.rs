@@ -7,9 +7,8 @@
 pub mod decoder;
 
 use std::path::Path;
-use std::sync::Arc;
 
-use crate::gpu::Gpu;
+use crate::executor::Executor;
 use crate::models::ModelError;
 use crate::weights::safetensors::Checkpoint;
 
@@ -48,7 +47,7 @@ pub struct Dac {
 
 impl Dac {
     /// Loads `dir/config.json` + `dir/*.safetensors` (transformers layout).
-    pub fn load(gpu: Arc<Gpu>, dir: &Path) -> Result<Self, ModelError> {
+    pub fn load(exec: &Executor, dir: &Path) -> Result<Self, ModelError> {
         let path = dir.join("config.json");
         let config: DacConfig = crate::models::read_json(&path)?;
         if config.model_type.as_deref().is_some_and(|t| t != "dac") {
@@ -63,7 +62,7 @@ impl Dac {
             let name = format!("quantizer.quantizers.{i}.codebook.weight");
             codebooks.push(ck.f32(&name, &[config.codebook_size, config.codebook_dim])?);
         }
-        let decoder = DacDecoder::load(gpu, &ck, &config)?;
+        let decoder = DacDecoder::load(exec, &ck, &config)?;
         ck.check_all_layers_read()?;
         Ok(Dac { config, codebooks, decoder })
     }

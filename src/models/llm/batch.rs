@@ -91,7 +91,7 @@ impl BatchedDecoder {
         if !arch.supports_batched_decode() {
             return Err(ModelError::Unsupported(format!("batched decode of the {} family", arch.family())));
         }
-        let gpu = model.gpu.clone();
+        let gpu = model.exec.gpu().clone();
         let max_seq = model.max_context();
         let slots = slots.clamp(1, crate::graph::dispatch::MAX_BATCH_ROWS);
         let io = arch.new_batched_io(&gpu, slots, max_seq)?;
@@ -108,7 +108,7 @@ impl BatchedDecoder {
         passes::run(&mut built.graph, &model.opts.fusion, limits);
         let logits = built.logits;
         let cap = model.opts.fusion.max_storage_buffers;
-        let plan = Plan::new(&gpu, built.graph, PlanOptions { max_rows: slots, max_storage_buffers: cap })?;
+        let plan = model.exec.plan(built.graph, PlanOptions { max_rows: slots, max_storage_buffers: cap })?;
         let scratch = Session::new(model, SessionOptions::default())?;
         let (kv_heads, head_dim) = match io.layers.first() {
             Some(LayerState::Attention { k_cache, .. }) => match k_cache.as_ref() {
@@ -134,7 +134,8 @@ impl BatchedDecoder {
             kv_heads,
             head_dim,
             // A token per row; a single-sequence step's barrier failure word after its token.
-            token_staging: [0, 1].map(|_| model.gpu.readback_buffer("token readback", (slots.max(2) * 4) as u64)),
+            token_staging: [0, 1]
+                .map(|_| model.exec.gpu().readback_buffer("token readback", (slots.max(2) * 4) as u64)),
             staged: None,
             staging_next: 0,
             unflushed: None,

@@ -5,9 +5,8 @@ pub mod batch;
 pub mod session;
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-use crate::gpu::Gpu;
+use crate::executor::Executor;
 use crate::models::llama::gguf::GgufSource;
 use crate::models::llama::LlamaArch;
 use crate::models::{ModelError, TextArch};
@@ -42,7 +41,8 @@ impl Default for LoadOptions {
 }
 
 pub struct TextModel {
-    pub gpu: Arc<Gpu>,
+    /// Runs the model's plans (and owns the device its weights live on).
+    pub exec: Executor,
     /// The family's weights and graph builder.
     pub arch: Box<dyn TextArch>,
     pub tokenizer: Option<TextTokenizer>,
@@ -52,21 +52,21 @@ pub struct TextModel {
 
 impl TextModel {
     /// Loads a transformers-layout folder (config.json, *.safetensors, tokenizer.json).
-    pub fn load(gpu: &Arc<Gpu>, dir: &Path, opts: LoadOptions) -> Result<Self, ModelError> {
+    pub fn load(exec: &Executor, dir: &Path, opts: LoadOptions) -> Result<Self, ModelError> {
         check_options(&opts)?;
         let ck = Checkpoint::open(dir)?;
-        let arch = load_text_arch(gpu, &dir.join("config.json"), &ck, opts.format)?;
+        let arch = load_text_arch(exec.gpu(), &dir.join("config.json"), &ck, opts.format)?;
         ck.check_all_layers_read()?;
         let tokenizer =
             if dir.join("tokenizer.json").exists() { Some(TextTokenizer::from_dir(dir, arch.eos())?) } else { None };
         if let Some(t) = &tokenizer {
             check_vocab(t, arch.vocab())?;
         }
-        Ok(Self::from_arch(gpu, arch, tokenizer, dir, opts))
+        Ok(Self::from_arch(exec, arch, tokenizer, dir, opts))
     }
 
     /// Loads a GGUF file (llama / qwen2 / qwen3), tokenizer from its metadata.
-    pub fn load_gguf(gpu: &Arc<Gpu>, path: &Path, opts: LoadOptions) -> Result<Self, ModelError> {
+    pub fn load_gguf(exec: &Executor, path: &Path, opts: LoadOptions) -> Result<Self, ModelError> {
         check_options(&opts)?;
         let src = GgufSource::open(path)?;
         let mut cfg = src.config()?;
@@ -77,40 +77,40 @@ impl TextModel {
         cfg.eos = info.eos.clone();
         cfg.bos = info.bos;
         let tok = TextTokenizer::from_tokenizer(info.tokenizer, info.eos, info.bos, info.chat_template);
-        let arch = Box::new(LlamaArch::new(gpu, cfg, &src, opts.format)?);
+        let arch = Box::new(LlamaArch::new(exec.gpu(), cfg, &src, opts.format)?);
         check_vocab(&tok, arch.vocab())?;
-        Ok(Self::from_arch(gpu, arch, Some(tok), path, opts))
+        Ok(Self::from_arch(exec, arch, Some(tok), path, opts))
     }
 
     /// A GGUF file or a transformers folder, by what `path` is.
-    pub fn load_path(gpu: &Arc<Gpu>, path: &Path, opts: LoadOptions) -> Result<Self, ModelError> {
+    pub fn load_path(exec: &Executor, path: &Path, opts: LoadOptions) -> Result<Self, ModelError> {
         if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("gguf")) {
-            Self::load_gguf(gpu, path, opts)
+            Self::load_gguf(exec, path, opts)
         } else {
-            Self::load(gpu, path, opts)
+            Self::load(exec, path, opts)
         }
     }
 
     /// The family a config.json names, with weights from any tensor source (checkpoint, random weights).
     pub fn from_source(
-        gpu: &Arc<Gpu>,
+        exec: &Executor,
         config_path: &Path,
         src: &dyn TensorSource,
         tokenizer: Option<TextTokenizer>,
         opts: LoadOptions,
     ) -> Result<Self, ModelError> {
-        let arch = load_text_arch(gpu, config_path, src, opts.format)?;
-        Ok(Self::from_arch(gpu, arch, tokenizer, config_path.parent().unwrap_or(Path::new(".")), opts))
+        let arch = load_text_arch(exec.gpu(), config_path, src, opts.format)?;
+        Ok(Self::from_arch(exec, arch, tokenizer, config_path.parent().unwrap_or(Path::new(".")), opts))
     }
 
     pub fn from_arch(
-        gpu: &Arc<Gpu>,
+        exec: &Executor,
         arch: Box<dyn TextArch>,
         tokenizer: Option<TextTokenizer>,
         dir: &Path,
         opts: LoadOptions,
     ) -> Self {
-        TextModel { gpu: gpu.clone(), arch, tokenizer, dir: dir.to_path_buf(), opts }
+        TextModel { exec: exec.clone(), arch, tokenizer, dir: dir.to_path_buf(), opts }
     }
 
     /// The context length sessions get: the model's and the configured limit.

@@ -6,7 +6,8 @@
 use std::sync::Arc;
 
 use super::TextModel;
-use crate::graph::executor::TOKEN_LOG_LEN;
+use crate::executor::Executor;
+use crate::graph::plan::TOKEN_LOG_LEN;
 use crate::graph::{DeviceTensor, Plan, PlanOptions, TensorId};
 use crate::models::decoder::{GraphIo, Mode};
 use crate::models::ModelError;
@@ -26,6 +27,8 @@ pub struct SessionOptions {
 }
 
 pub struct Session {
+    /// Runs the plans below (the model's executor).
+    exec: Executor,
     prefill: Plan,
     decode: Plan,
     io: GraphIo,
@@ -81,7 +84,8 @@ fn tensor_buf(t: &DeviceTensor) -> &wgpu::Buffer {
 /// gpu/grid_probe.rs; if the plan's own grid-barrier pipelines then fail their residency check
 /// (graph/residency.rs), it is planned again without them.
 fn decode_plan(model: &TextModel, io: &GraphIo) -> Result<(DecodePlan, Option<DecodeGraph>), ModelError> {
-    let gpu = &model.gpu;
+    let exec = &model.exec;
+    let gpu = exec.gpu();
     let fusion = &model.opts.fusion;
     let graph = |grid_barrier: bool| -> DecodeGraph {
         let mut dec = model.arch.build_graph(io, Mode::Decode);
@@ -99,7 +103,7 @@ fn decode_plan(model: &TextModel, io: &GraphIo) -> Result<(DecodePlan, Option<De
         DecodeGraph { graph: dec.graph, logits: dec.logits, reports, options }
     };
     let barriers = fusion.grid_barrier_on(gpu);
-    let first = graph(barriers).plan(gpu)?;
+    let first = graph(barriers).plan(exec)?;
     if first.0.barrier_failure_word().is_none() {
         return Ok((first, None));
     }
@@ -107,7 +111,7 @@ fn decode_plan(model: &TextModel, io: &GraphIo) -> Result<(DecodePlan, Option<De
         return Ok((first, Some(graph(false))));
     }
     tracing::warn!("grid-barrier kernels do not fit on this adapter at once: planning decode without them");
-    Ok((graph(false).plan(gpu)?, None))
+    Ok((graph(false).plan(exec)?, None))
 }
 
 /// A decode graph after the fusion passes, not yet a plan.
@@ -119,14 +123,15 @@ struct DecodeGraph {
 }
 
 impl DecodeGraph {
-    fn plan(self, gpu: &Arc<crate::gpu::Gpu>) -> Result<DecodePlan, ModelError> {
-        Ok((Plan::new(gpu, self.graph, self.options)?, self.logits, self.reports))
+    fn plan(self, exec: &Executor) -> Result<DecodePlan, ModelError> {
+        Ok((exec.plan(self.graph, self.options)?, self.logits, self.reports))
     }
 }
 
 impl Session {
     pub fn new(model: &TextModel, opts: SessionOptions) -> Result<Session, ModelError> {
-        let gpu = &model.gpu;
+        let exec = &model.exec;
+        let gpu = exec.gpu();
         let arch = &model.arch;
         let max_seq = model.max_context();
         let chunk = model.opts.prefill_chunk.min(max_seq).max(1);
@@ -137,12 +142,13 @@ impl Session {
             let b = arch.build_graph(&io, Mode::Prefill { all_logits: true });
             (b.graph, b.logits)
         });
-        let prefill = Plan::new(gpu, pre.graph, PlanOptions { max_rows: chunk, ..Default::default() })?;
+        let prefill = exec.plan(pre.graph, PlanOptions { max_rows: chunk, ..Default::default() })?;
         let ((decode, dec_logits, pass_reports), fallback) = decode_plan(model, &io)?;
         // A batch's tokens, then the decode plan's barrier failure word.
         let staging =
             (0..3).map(|_| gpu.readback_buffer("token readback", 4 * (STEPS_PER_SUBMISSION as u64 + 1))).collect();
         Ok(Session {
+            exec: exec.clone(),
             prefill,
             decode,
             io,
@@ -173,7 +179,7 @@ impl Session {
         tracing::error!(
             "a grid barrier waited out its polls (the grid was not resident at once): decoding without grid barriers from now on"
         );
-        let (plan, logits, reports) = match fallback.plan(self.prefill.gpu()) {
+        let (plan, logits, reports) = match fallback.plan(&self.exec) {
             Ok(p) => p,
             Err(e) => {
                 tracing::error!("planning decode without grid barriers failed: {e}");
@@ -193,7 +199,7 @@ impl Session {
     /// without grid barriers from then on and the caller gets `GridBarrierTimeout`.
     fn read_checked(&mut self, buf: &wgpu::Buffer, offset: u64, bytes: u64) -> Result<Vec<u8>, ModelError> {
         let word = if self.last_was_prefill { None } else { self.decode.barrier_failure_word() };
-        let (out, failed) = self.prefill.gpu().read_bytes_and_word(buf, offset, bytes, word)?;
+        let (out, failed) = self.exec.gpu().read_bytes_and_word(buf, offset, bytes, word)?;
         if failed != 0 {
             self.replan_without_grid_barriers();
             return Err(ModelError::GridBarrierTimeout);
@@ -209,7 +215,7 @@ impl Session {
         self.last_rows = 0;
         let mut recurrent = self.io.recurrent_buffers().peekable();
         if recurrent.peek().is_some() {
-            let gpu = self.prefill.gpu();
+            let gpu = self.exec.gpu();
             let mut enc = gpu.device.create_command_encoder(&Default::default());
             for t in recurrent {
                 enc.clear_buffer(tensor_buf(t), 0, None);
@@ -272,8 +278,7 @@ impl Session {
         }
         if self.all_prefill.is_none() {
             let (graph, logits) = self.all_graph.take().expect("a last-row session keeps its all-logits graph");
-            let plan =
-                Plan::new(self.prefill.gpu(), graph, PlanOptions { max_rows: self.chunk, ..Default::default() })?;
+            let plan = self.exec.plan(graph, PlanOptions { max_rows: self.chunk, ..Default::default() })?;
             self.all_prefill = Some((plan, logits));
         }
         let gpu = self.prefill_gpu();
@@ -311,12 +316,12 @@ impl Session {
     }
 
     fn prefill_gpu(&self) -> Arc<crate::gpu::Gpu> {
-        self.prefill.gpu().clone()
+        self.exec.gpu().clone()
     }
 
     /// Overrides the token the next decode step consumes (teacher forcing).
     pub fn set_next_token(&self, id: u32) {
-        self.prefill.gpu().queue.write_buffer(tensor_buf(&self.io.next_token), 0, bytemuck::bytes_of(&id));
+        self.exec.gpu().queue.write_buffer(tensor_buf(&self.io.next_token), 0, bytemuck::bytes_of(&id));
     }
 
     /// One decode step: consumes the GPU-resident token, samples the next.
@@ -500,7 +505,7 @@ impl Session {
     /// A copy of the sampled id into readback slot `slot` (after a prefill,
     /// whose chunks may be several submissions).
     fn copy_token_after_last_step(&self, slot: usize) -> wgpu::SubmissionIndex {
-        let gpu = self.prefill.gpu();
+        let gpu = self.exec.gpu();
         let mut enc = gpu.device.create_command_encoder(&Default::default());
         enc.copy_buffer_to_buffer(tensor_buf(&self.io.next_token), 0, &self.staging[slot], 0, 4);
         gpu.queue.submit([enc.finish()])

@@ -4,11 +4,10 @@
 //! through `nn::Recorder`: one submission per clip and per decoder step.
 
 use std::path::Path;
-use std::sync::Arc;
 
 use super::config::MoonshineConfig;
 use super::weights::{Linear, MoonshineWeights};
-use crate::gpu::Gpu;
+use crate::executor::Executor;
 pub use crate::models::speech_runner::Encoded;
 use crate::models::speech_runner::{check_room, embed_tokens, record_logits};
 use crate::models::ModelError;
@@ -21,7 +20,7 @@ const GN_EPS: f32 = 1e-5;
 pub const MIN_SAMPLES: usize = 895;
 
 pub struct Moonshine {
-    pub gpu: Arc<Gpu>,
+    pub exec: Executor,
     pub cfg: MoonshineConfig,
     pub w: MoonshineWeights,
     enc_freq: Vec<f32>,
@@ -48,29 +47,29 @@ fn cos_sin(freq: &[f32], pos0: usize, n: usize) -> Vec<f32> {
 
 impl Moonshine {
     /// Loads with f32 weights everywhere (the transformers-parity path).
-    pub fn load(gpu: &Arc<Gpu>, dir: &Path) -> Result<Moonshine, ModelError> {
-        Self::load_with(gpu, dir, false)
+    pub fn load(exec: &Executor, dir: &Path) -> Result<Moonshine, ModelError> {
+        Self::load_with(exec, dir, false)
     }
 
     /// Loads with the decoder projections in INT4 when `int4` (see `weights.rs`).
-    pub fn load_with(gpu: &Arc<Gpu>, dir: &Path, int4: bool) -> Result<Moonshine, ModelError> {
+    pub fn load_with(exec: &Executor, dir: &Path, int4: bool) -> Result<Moonshine, ModelError> {
         let cfg = MoonshineConfig::load(dir)?;
         let ckpt = Checkpoint::open(dir)?;
-        let model = Self::from_source(gpu, cfg, &ckpt, int4)?;
+        let model = Self::from_source(exec, cfg, &ckpt, int4)?;
         ckpt.check_all_layers_read()?;
         Ok(model)
     }
 
     pub fn from_source(
-        gpu: &Arc<Gpu>,
+        exec: &Executor,
         cfg: MoonshineConfig,
         src: &dyn TensorSource,
         int4: bool,
     ) -> Result<Moonshine, ModelError> {
-        let w = MoonshineWeights::load(gpu, src, &cfg, int4)?;
+        let w = MoonshineWeights::load(exec.gpu(), src, &cfg, int4)?;
         let enc_freq = cfg.inv_freq(cfg.encoder_num_attention_heads);
         let dec_freq = cfg.inv_freq(cfg.decoder_num_attention_heads);
-        Ok(Moonshine { gpu: gpu.clone(), cfg, w, enc_freq, dec_freq })
+        Ok(Moonshine { exec: exec.clone(), cfg, w, enc_freq, dec_freq })
     }
 
     /// Runs the encoder on raw 16 kHz samples (at least `MIN_SAMPLES`).
@@ -84,7 +83,7 @@ impl Moonshine {
                 msg: format!("{} samples are fewer than the {MIN_SAMPLES} the encoder needs", audio.len()),
             });
         }
-        let g = &self.gpu;
+        let g = self.exec.gpu();
         let conv1 = Conv1d { c_in: 1, kernel: 127, stride: 64, pad: 0 };
         let conv2 = Conv1d { c_in: d, kernel: 7, stride: 3, pad: 0 };
         let conv3 = Conv1d { c_in: 2 * d, kernel: 3, stride: 2, pad: 0 };
@@ -97,7 +96,7 @@ impl Moonshine {
         let h2 = Mat::new(g, "conv2", t2, 2 * d);
         let h2g = Mat::new(g, "conv2 gelu", t2, 2 * d);
         let h3 = Mat::new(g, "conv3", t, d);
-        let mut rec = Recorder::new(g);
+        let mut rec = self.exec.recorder();
         rec.conv1d(&x0, conv1, &self.w.conv1.w, None, &scratch, &h1);
         rec.group_norm(&h1, &self.w.gn_w, &self.w.gn_b, GN_EPS, true, &stats, &h1n);
         rec.conv1d(&h1n, conv2, &self.w.conv2.w, self.w.conv2.b.as_ref(), &scratch, &h2);
@@ -152,7 +151,7 @@ impl Moonshine {
 
     /// A decoder over one encoded clip with room for `capacity` tokens.
     pub fn decoder<'a>(&'a self, enc: &'a Encoded, capacity: usize) -> Decoder<'a> {
-        let (g, c) = (&self.gpu, &self.cfg);
+        let (g, c) = (self.exec.gpu(), &self.cfg);
         let (d, n, f) = (c.hidden_size, capacity.max(1), c.intermediate_size);
         let m = |label: &str, cols: usize| Mat::new(g, label, n, cols);
         Decoder {
@@ -222,7 +221,7 @@ impl Decoder<'_> {
     /// Feeds `tokens` at positions pos..pos + n and returns the logits of the
     /// step-relative rows `want` ([want.len(), vocab], row-major).
     pub fn step(&mut self, tokens: &[u32], want: &[usize]) -> Result<Vec<f32>, ModelError> {
-        let (c, w, g) = (&self.m.cfg, &self.m.w, &self.m.gpu);
+        let (c, w, g) = (&self.m.cfg, &self.m.w, self.m.exec.gpu());
         let (d, n, pos0) = (c.hidden_size, tokens.len(), self.pos);
         check_room(pos0, n, self.capacity)?;
         // Token embeddings on the CPU: a gather of n rows.
@@ -247,7 +246,7 @@ impl Decoder<'_> {
         let hd = d / heads;
         let rope = RopeArgs { n_heads: heads, head_dim: hd, rotary_dim: self.cs.cols, interleaved: true };
         let z = &w.zeros;
-        let mut rec = Recorder::new(g);
+        let mut rec = self.m.exec.recorder();
         for (l, lw) in w.dec_layers.iter().enumerate() {
             rec.layer_norm(&xa, &lw.ln1, z, LN_EPS, &xn);
             linear(&mut rec, &xn, &lw.q, &q);

@@ -6,14 +6,13 @@
 
 use std::ops::ControlFlow;
 use std::path::Path;
-use std::sync::Arc;
 
 use rand::rngs::StdRng;
 use rand::Rng;
 
 use super::model::{Moonshine, MIN_SAMPLES};
 use super::segment::{self, RATE};
-use crate::gpu::Gpu;
+use crate::executor::Executor;
 use crate::models::speech::{compression_ratio, Progress, SpeechError, SpeechModel, TranscribeOptions, Transcript};
 use crate::models::speech_runner::{decode_tokens, load_tokenizer, seeded_rng, text_of, DecodeStats, Segments};
 use crate::models::ModelError;
@@ -56,13 +55,13 @@ pub struct Decoded {
 
 impl MoonshineTranscriber {
     /// Loads for serving: decoder projections in INT4 (see `weights.rs`).
-    pub fn load(gpu: &Arc<Gpu>, dir: &Path) -> Result<MoonshineTranscriber, ModelError> {
-        Self::load_with(gpu, dir, true)
+    pub fn load(exec: &Executor, dir: &Path) -> Result<MoonshineTranscriber, ModelError> {
+        Self::load_with(exec, dir, true)
     }
 
     /// Loads with INT4 decoder projections or f32 everywhere.
-    pub fn load_with(gpu: &Arc<Gpu>, dir: &Path, int4: bool) -> Result<MoonshineTranscriber, ModelError> {
-        let model = Moonshine::load_with(gpu, dir, int4)?;
+    pub fn load_with(exec: &Executor, dir: &Path, int4: bool) -> Result<MoonshineTranscriber, ModelError> {
+        let model = Moonshine::load_with(exec, dir, int4)?;
         let (tok, tpath) = load_tokenizer(dir)?;
         if tok.get_vocab_size(true) > model.cfg.vocab_size {
             return Err(ModelError::Config {

@@ -9,12 +9,11 @@ pub mod voice;
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Arc;
 
 pub use prompt::{completion_prompt, Speaker};
 pub use sampling::CodeSampling;
 
-use crate::gpu::Gpu;
+use crate::executor::Executor;
 use crate::models::dac::Dac;
 use crate::models::llm::{LoadOptions, Session, SessionOptions, TextModel};
 use crate::models::ModelError;
@@ -59,14 +58,14 @@ fn single(tok: &TextTokenizer, text: &str) -> Option<u32> {
 impl OuteTts {
     /// Backbone folder (transformers layout with tokenizer.json), DAC folder, optional speaker file.
     pub fn load(
-        gpu: &Arc<Gpu>,
+        exec: &Executor,
         backbone: &Path,
         codec: &Path,
         speaker: Option<&Path>,
         opts: LoadOptions,
     ) -> Result<Self, ModelError> {
-        let model = TextModel::load(gpu, backbone, opts)?;
-        let dac = Dac::load(gpu.clone(), codec)?;
+        let model = TextModel::load(exec, backbone, opts)?;
+        let dac = Dac::load(exec, codec)?;
         let tok = tokenizer(&model)?;
         let bad = |msg: String| ModelError::Config { path: backbone.join("tokenizer.json"), msg };
         if dac.config.n_codebooks != 2 {

@@ -78,7 +78,7 @@ pub fn load(load: &VoiceLoad) -> Result<LoadedVoice, ModelError> {
         WeightKind::Int4 => crate::weights::WeightFormat::Int4 { group: 32 },
     };
     let opts = LoadOptions { format, max_context: load.max_context, ..Default::default() };
-    let tts = OuteTts::load(&load.gpu, &backbone, &codec, spec.speaker_path().as_deref(), opts)?;
+    let tts = OuteTts::load(&load.exec, &backbone, &codec, spec.speaker_path().as_deref(), opts)?;
     Ok(LoadedVoice {
         voice: Box::new(LoadedOute { tts, front_end: Arc::new(OuteFrontEnd) }),
         origin: spec.source.clone(),

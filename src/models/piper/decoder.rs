@@ -3,10 +3,9 @@
 //! leaky-ReLU(0.01) + conv_post + tanh. Every layer is one `conv1d` / `conv_transpose1d`
 //! dispatch with the activations and residuals fused in; the whole generator is one pass.
 
-use std::sync::Arc;
-
 use super::config::DecoderArch;
 use super::layers::{bad, upload, Conv};
+use crate::executor::Executor;
 use crate::gpu::{Gpu, GpuError};
 use crate::models::ModelError;
 use crate::nn::{Conv1dEpilogue, Conv1dShape, ConvTranspose1dShape, GpuConv1d, GpuConvTranspose1d, Recorder};
@@ -20,7 +19,7 @@ struct Stage {
 }
 
 pub struct Decoder {
-    gpu: Arc<Gpu>,
+    exec: Executor,
     pub c_in: usize,
     /// Samples per frame (product of the upsample rates).
     pub hop: usize,
@@ -35,7 +34,8 @@ pub struct Decoder {
 }
 
 impl Decoder {
-    pub fn load(gpu: Arc<Gpu>, ck: &Checkpoint, arch: &DecoderArch) -> Result<Self, ModelError> {
+    pub fn load(exec: &Executor, ck: &Checkpoint, arch: &DecoderArch) -> Result<Self, ModelError> {
+        let gpu = exec.gpu();
         if ck.contains("dec.resblocks.0.convs1.0.weight") {
             return Err(bad(ck, "HiFi-GAN ResBlock1 (high-quality voices) is not supported yet; ResBlock2 is"));
         }
@@ -54,8 +54,8 @@ impl Decoder {
         }
         let add = Conv1dEpilogue { accumulate: true, ..Default::default() };
         let pre = [
-            upload(&gpu, "dec.conv_pre", &in_channels(&pre_conv, 0, c_in / 2, true), Conv1dEpilogue::default()),
-            upload(&gpu, "dec.conv_pre", &in_channels(&pre_conv, c_in / 2, c_in, false), add),
+            upload(gpu, "dec.conv_pre", &in_channels(&pre_conv, 0, c_in / 2, true), Conv1dEpilogue::default()),
+            upload(gpu, "dec.conv_pre", &in_channels(&pre_conv, c_in / 2, c_in, false), add),
         ];
         let mut stages = Vec::new();
         for i in 0..n_up {
@@ -70,7 +70,7 @@ impl Decoder {
             };
             let w = ck.f32(&name, &s)?;
             let b = ck.f32(&format!("dec.ups.{i}.bias"), &[s[1]])?;
-            let up = GpuConvTranspose1d::new(&gpu, &name, shape, &w, Some(&b), Some(arch.lrelu_slope));
+            let up = GpuConvTranspose1d::new(gpu, &name, shape, &w, Some(&b), Some(arch.lrelu_slope));
             let mut blocks = Vec::new();
             for (j, dils) in arch.resblock_dilations.iter().enumerate() {
                 let rb = i * nk + j;
@@ -86,14 +86,14 @@ impl Decoder {
                         out_scale: if last { 1.0 / nk as f32 } else { 1.0 },
                         accumulate: last && j > 0,
                     };
-                    convs.push(upload(&gpu, "dec.resblock", &conv, ep));
+                    convs.push(upload(gpu, "dec.resblock", &conv, ep));
                 }
                 blocks.push(convs);
             }
             stages.push(Stage { up, blocks, channels: s[1] });
         }
         let post = upload(
-            &gpu,
+            gpu,
             "dec.conv_post",
             &Conv::load(ck, "dec.conv_post", 1, 1)?,
             Conv1dEpilogue { pre_slope: Some(arch.post_lrelu_slope), tanh: true, ..Default::default() },
@@ -105,7 +105,7 @@ impl Decoder {
             return Err(bad(ck, "the decoder's upsampling does not give upsample_rates' product of samples a frame"));
         }
         let reach = receptive_reach(&pre[0], &stages, &post);
-        Ok(Decoder { gpu, c_in, hop, reach, pre, stages, post })
+        Ok(Decoder { exec: exec.clone(), c_in, hop, reach, pre, stages, post })
     }
 
     /// Waveform `[t * hop]` of latent frames `z: [c_in, t]`; in windows of frames where the
@@ -143,7 +143,7 @@ impl Decoder {
 
     /// Whether the activations of `t` frames fit the device's storage-binding limit.
     pub fn fits(&self, t: usize) -> bool {
-        let fit = |bytes: usize| self.gpu.check_binding("decoder activation", bytes as u64).is_ok();
+        let fit = |bytes: usize| self.exec.gpu().check_binding("decoder activation", bytes as u64).is_ok();
         let mut len = t;
         if !fit(self.pre[0].shape.c_out * len * 4) {
             return false;
@@ -176,9 +176,9 @@ impl Decoder {
     }
 
     fn forward_whole(&self, z: &[f32], t: usize) -> Result<Vec<f32>, GpuError> {
-        let gpu = &*self.gpu;
+        let gpu = &**self.exec.gpu();
         let (a, b) = upload_halves(gpu, z, self.c_in / 2 * t);
-        let mut rec = Recorder::new(&self.gpu);
+        let mut rec = self.exec.recorder();
         let (out, len) = self.record(&mut rec, &a, &b, t)?;
         rec.submit();
         gpu.read_f32(&out, len)
@@ -193,7 +193,7 @@ impl Decoder {
         b: &wgpu::Buffer,
         t: usize,
     ) -> Result<(wgpu::Buffer, usize), GpuError> {
-        let gpu = &*self.gpu;
+        let gpu = &**self.exec.gpu();
         let mut len = t;
         let mut cur = gpu.storage("dec.pre", (self.pre[0].shape.c_out * len * 4) as u64);
         self.pre[0].record(rec, len, a, None, &cur);

@@ -20,13 +20,13 @@ pub mod layers;
 pub mod voice;
 
 use std::path::Path;
-use std::sync::Arc;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 pub use config::{DecoderArch, InferenceConfig, VoiceConfig};
 
+use crate::executor::Executor;
 use crate::gpu::Gpu;
 use crate::models::ModelError;
 use crate::nn::Recorder;
@@ -42,7 +42,7 @@ pub struct PiperVoice {
     /// Text encoder + duration predictor on the GPU (None: the CPU modules run).
     gpu_front: Option<(encoder_gpu::GpuTextEncoder, duration_gpu::GpuDurationPredictor)>,
     decoder: decoder::Decoder,
-    gpu: Arc<Gpu>,
+    exec: Executor,
 }
 
 /// Per-request synthesis settings (Piper's `scales` input plus a noise seed).
@@ -71,7 +71,8 @@ pub struct Synthesis {
 
 impl PiperVoice {
     /// Loads `dir/config.json` + `dir/*.safetensors`.
-    pub fn load(gpu: Arc<Gpu>, dir: &Path) -> Result<Self, ModelError> {
+    pub fn load(exec: &Executor, dir: &Path) -> Result<Self, ModelError> {
+        let gpu = exec.gpu();
         let config: VoiceConfig = crate::models::read_json(&dir.join("config.json"))?;
         let ck = Checkpoint::open(dir)?;
         let arch_json = ck.metadata("gerbil.piper").ok_or_else(|| {
@@ -86,13 +87,13 @@ impl PiperVoice {
         let encoder = encoder::TextEncoder::load(&ck)?;
         let duration = duration::DurationPredictor::load(&ck, encoder.hidden)?;
         let flow = flow::Flow::load(&ck)?;
-        let decoder = decoder::Decoder::load(gpu.clone(), &ck, &arch)?;
+        let decoder = decoder::Decoder::load(exec, &ck, &arch)?;
         ck.check_all_layers_read()?;
-        let gpu_flow = flow_gpu::GpuFlow::new(&gpu, &flow).filter(|f| 2 * f.half == decoder.c_in);
-        let gpu_front = encoder_gpu::GpuTextEncoder::new(&gpu, &encoder)
+        let gpu_flow = flow_gpu::GpuFlow::new(gpu, &flow).filter(|f| 2 * f.half == decoder.c_in);
+        let gpu_front = encoder_gpu::GpuTextEncoder::new(gpu, &encoder)
             .filter(|e| e.stats_channels == flow.channels * 2)
-            .zip(duration_gpu::GpuDurationPredictor::new(&gpu, &duration));
-        Ok(PiperVoice { config, encoder, duration, flow, gpu_flow, gpu_front, decoder, gpu })
+            .zip(duration_gpu::GpuDurationPredictor::new(gpu, &duration));
+        Ok(PiperVoice { config, encoder, duration, flow, gpu_flow, gpu_front, decoder, exec: exec.clone() })
     }
 
     pub fn sample_rate(&self) -> u32 {
@@ -138,8 +139,8 @@ impl PiperVoice {
         let noise: Vec<f32> = (0..2 * t).map(|_| normal(rng) * noise_w).collect();
         match (&self.gpu_front, on_gpu) {
             (Some((enc, dp)), true) => {
-                let g = &*self.gpu;
-                let mut rec = Recorder::new(&self.gpu);
+                let g = &**self.exec.gpu();
+                let mut rec = self.exec.recorder();
                 let encoded = enc.record(&mut rec, &self.encoder.embed(ids))?;
                 let z = dp.record(&mut rec, t, &encoded.x, &noise);
                 rec.submit();
@@ -215,8 +216,8 @@ impl PiperVoice {
         frames: usize,
         z_halves: impl FnOnce(&Gpu, &mut Recorder) -> (wgpu::Buffer, wgpu::Buffer),
     ) -> Result<Vec<f32>, ModelError> {
-        let g = &*self.gpu;
-        let mut rec = Recorder::new(&self.gpu);
+        let g = &**self.exec.gpu();
+        let mut rec = self.exec.recorder();
         let (a, b) = z_halves(g, &mut rec);
         f.record(&mut rec, frames, &a, &b);
         if !self.decoder.fits(frames) {
@@ -272,10 +273,10 @@ impl PiperVoice {
     pub fn flow_reverse(&self, z: &[f32], t: usize, on_gpu: bool) -> Result<Vec<f32>, ModelError> {
         match (&self.gpu_flow, on_gpu) {
             (Some(f), true) => {
-                let g = &*self.gpu;
+                let g = &**self.exec.gpu();
                 let s = f.half * t;
                 let (a, b) = decoder::upload_halves(g, z, s);
-                let mut rec = Recorder::new(&self.gpu);
+                let mut rec = self.exec.recorder();
                 f.record(&mut rec, t, &a, &b);
                 rec.submit();
                 let mut out = g.read_f32(&a, s)?;
@@ -313,7 +314,7 @@ impl PiperVoice {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let (logw, prior) = self.log_durations(ids, noise_w, &mut rng, on_gpu)?;
         let stats = match prior {
-            Prior::Gpu(b) => self.gpu.read_f32(&b, 2 * self.flow.channels * ids.len())?,
+            Prior::Gpu(b) => self.exec.gpu().read_f32(&b, 2 * self.flow.channels * ids.len())?,
             Prior::Cpu(enc) => [enc.m, enc.logs].concat(),
         };
         Ok((logw, stats))

@@ -88,7 +88,7 @@ pub fn load(load: &VoiceLoad) -> Result<LoadedVoice, ModelError> {
         return Err(ModelError::Unsupported(format!("`codec` and `speaker` on voice '{}' (a piper voice)", spec.name)));
     }
     let resolved = crate::weights::sources::piper_voice(&spec.path().to_string_lossy(), load.hub)?;
-    let voice = PiperVoice::load(load.gpu.clone(), &resolved.path)?;
+    let voice = PiperVoice::load(&load.exec, &resolved.path)?;
     let front_end = Arc::new(PiperFrontEnd {
         espeak_voice: voice.config.espeak.voice.clone(),
         phoneme_id_map: voice.config.phoneme_id_map.clone(),

@@ -2,12 +2,11 @@
 //! `nn::Recorder`: one submission per encoder window and per decoder step.
 
 use std::path::Path;
-use std::sync::Arc;
 
 use super::config::WhisperConfig;
 use super::weights::{Linear, WhisperWeights};
 use crate::audio::mel::transpose;
-use crate::gpu::Gpu;
+use crate::executor::Executor;
 pub use crate::models::speech_runner::Encoded;
 use crate::models::speech_runner::{check_room, embed_tokens, record_logits};
 use crate::models::ModelError;
@@ -17,7 +16,7 @@ use crate::weights::{Checkpoint, TensorSource};
 const LN_EPS: f32 = 1e-5;
 
 pub struct Whisper {
-    pub gpu: Arc<Gpu>,
+    pub exec: Executor,
     pub cfg: WhisperConfig,
     pub w: WhisperWeights,
 }
@@ -27,17 +26,17 @@ fn linear(rec: &mut Recorder, x: &Mat, l: &Linear, out: &Mat) {
 }
 
 impl Whisper {
-    pub fn load(gpu: &Arc<Gpu>, dir: &Path) -> Result<Whisper, ModelError> {
+    pub fn load(exec: &Executor, dir: &Path) -> Result<Whisper, ModelError> {
         let cfg = WhisperConfig::load(dir)?;
         let ckpt = Checkpoint::open(dir)?;
-        let model = Self::from_source(gpu, cfg, &ckpt)?;
+        let model = Self::from_source(exec, cfg, &ckpt)?;
         ckpt.check_all_layers_read()?;
         Ok(model)
     }
 
-    pub fn from_source(gpu: &Arc<Gpu>, cfg: WhisperConfig, src: &dyn TensorSource) -> Result<Whisper, ModelError> {
-        let w = WhisperWeights::load(gpu, src, &cfg)?;
-        Ok(Whisper { gpu: gpu.clone(), cfg, w })
+    pub fn from_source(exec: &Executor, cfg: WhisperConfig, src: &dyn TensorSource) -> Result<Whisper, ModelError> {
+        let w = WhisperWeights::load(exec.gpu(), src, &cfg)?;
+        Ok(Whisper { exec: exec.clone(), cfg, w })
     }
 
     /// Runs the encoder on one window of features, [n_mels, input_frames]
@@ -51,7 +50,7 @@ impl Whisper {
                 msg: format!("expected {mels} x {frames} mel features, got {} values", features.len()),
             });
         }
-        let g = &self.gpu;
+        let g = self.exec.gpu();
         let t = c.max_source_positions;
         let x0 = Mat::from_data(g, "mel", &transpose(features, mels, frames), mels);
         let conv1 = Conv1d { c_in: mels, kernel: 3, stride: 1, pad: 1 };
@@ -60,7 +59,7 @@ impl Whisper {
         let h1 = Mat::new(g, "conv1", frames, d);
         let h1g = Mat::new(g, "conv1 gelu", frames, d);
         let h2 = Mat::new(g, "conv2", t, d);
-        let mut rec = Recorder::new(g);
+        let mut rec = self.exec.recorder();
         rec.conv1d(&x0, conv1, &self.w.conv1.w, self.w.conv1.b.as_ref(), &scratch, &h1);
         rec.gelu(&h1, &h1g);
         rec.conv1d(&h1g, conv2, &self.w.conv2.w, self.w.conv2.b.as_ref(), &scratch, &h2);
@@ -107,7 +106,7 @@ impl Whisper {
 
     /// A decoder over one encoded window, with an empty KV cache.
     pub fn decoder<'a>(&'a self, enc: &'a Encoded) -> Decoder<'a> {
-        let (g, c) = (&self.gpu, &self.cfg);
+        let (g, c) = (self.exec.gpu(), &self.cfg);
         let (d, n) = (c.d_model, c.max_target_positions);
         Decoder {
             m: self,
@@ -165,10 +164,10 @@ impl Decoder<'_> {
     /// Feeds `tokens` at positions pos..pos + n and returns the logits of the
     /// step-relative rows `want` ([want.len(), vocab], row-major).
     pub fn step(&mut self, tokens: &[u32], want: &[usize]) -> Result<Vec<f32>, ModelError> {
-        let mut rec = Recorder::new(&self.m.gpu);
+        let mut rec = self.m.exec.recorder();
         let logits = self.record(&mut rec, tokens, want)?;
         rec.submit();
-        Ok(logits.read(&self.m.gpu)?)
+        Ok(logits.read(self.m.exec.gpu())?)
     }
 
     /// Feeds `tokens` like [`Decoder::step`], but reads back only the
@@ -182,13 +181,13 @@ impl Decoder<'_> {
         masks: &wgpu::Buffer,
         mask_words: usize,
     ) -> Result<Vec<LogitStats>, ModelError> {
-        let g = self.m.gpu.clone();
+        let g = self.m.exec.gpu().clone();
         let rows: Vec<usize> = want.iter().map(|w| w.0).collect();
         let bytes = (want.len() * STATS_WORDS * 4) as u64;
         if self.stats.size() < bytes {
             self.stats = g.storage("logit stats", bytes);
         }
-        let mut rec = Recorder::new(&g);
+        let mut rec = self.m.exec.recorder();
         let logits = self.record(&mut rec, tokens, &rows)?;
         for (i, (_, rules)) in want.iter().enumerate() {
             rec.logit_stats(&logits, i, masks, mask_words, rules, &self.stats, i);
@@ -203,10 +202,10 @@ impl Decoder<'_> {
     /// queries ([tokens.len(), d_model], before the 1/sqrt(head_dim) scale):
     /// with [`Decoder::cross_keys`] the attention word timestamps align on.
     pub fn cross_queries(&mut self, tokens: &[u32], layers: &[usize]) -> Result<Vec<Vec<f32>>, ModelError> {
-        let (g, d, n) = (self.m.gpu.clone(), self.m.cfg.d_model, tokens.len());
+        let (g, d, n) = (self.m.exec.gpu().clone(), self.m.cfg.d_model, tokens.len());
         let out = Mat::new(&g, "cross queries", (layers.len() * n).max(1), d);
         self.reset();
-        let mut rec = Recorder::new(&g);
+        let mut rec = self.m.exec.recorder();
         self.record_with(&mut rec, tokens, &[n - 1], Some((layers, &out)))?;
         rec.submit();
         let all = out.read(&g)?;
@@ -215,7 +214,7 @@ impl Decoder<'_> {
 
     /// Layer `l`'s cross-attention keys over the encoded window ([frames, d_model]).
     pub fn cross_keys(&self, l: usize) -> Result<Vec<f32>, ModelError> {
-        let kv = self.enc.cross_kv[l].read(&self.m.gpu)?;
+        let kv = self.enc.cross_kv[l].read(self.m.exec.gpu())?;
         let d = self.m.cfg.d_model;
         Ok(kv.chunks(2 * d).flat_map(|row| row[..d].iter().copied()).collect())
     }
@@ -234,7 +233,7 @@ impl Decoder<'_> {
         want: &[usize],
         capture: Option<(&[usize], &Mat)>,
     ) -> Result<Mat, ModelError> {
-        let (c, w, g) = (&self.m.cfg, &self.m.w, &self.m.gpu);
+        let (c, w, g) = (&self.m.cfg, &self.m.w, self.m.exec.gpu());
         let (d, n, pos0) = (c.d_model, tokens.len(), self.pos);
         check_room(pos0, n, c.max_target_positions)?;
         // Token + position embeddings on the CPU: a gather of n rows.

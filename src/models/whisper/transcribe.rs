@@ -6,7 +6,6 @@
 
 use std::ops::ControlFlow;
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Instant;
 
 use rand::rngs::StdRng;
@@ -16,7 +15,7 @@ use super::align;
 use super::model::{Decoder, Whisper};
 use super::tokens::{choose, GenerationConfig, LogitFilter, Specials};
 use crate::audio::mel::{LogMel, MelConfig};
-use crate::gpu::Gpu;
+use crate::executor::Executor;
 use crate::models::speech::{
     compression_ratio, Progress, SpeechError, SpeechModel, TranscribeOptions, Transcript, Word,
 };
@@ -62,8 +61,8 @@ struct Window {
 }
 
 impl WhisperTranscriber {
-    pub fn load(gpu: &Arc<Gpu>, dir: &Path) -> Result<WhisperTranscriber, ModelError> {
-        let model = Whisper::load(gpu, dir)?;
+    pub fn load(exec: &Executor, dir: &Path) -> Result<WhisperTranscriber, ModelError> {
+        let model = Whisper::load(exec, dir)?;
         let (tok, tpath) = load_tokenizer(dir)?;
         let gen = GenerationConfig::load(dir)?;
         let multilingual = gen.is_multilingual.unwrap_or(model.cfg.vocab_size >= 51865);
@@ -97,7 +96,7 @@ impl WhisperTranscriber {
             vocab: model.cfg.vocab_size,
         };
         let mask_words = filter.vocab.div_ceil(32);
-        let masks = gpu.storage_from("whisper masks", &filter.masks());
+        let masks = exec.gpu().storage_from("whisper masks", &filter.masks());
         let (layers, heads) = (model.cfg.decoder_layers, model.cfg.decoder_attention_heads);
         // Without the model's list, OpenAI's default: every head of the second half of the layers.
         let alignment_heads = gen
@@ -354,7 +353,7 @@ impl SpeechModel for WhisperTranscriber {
             let mel_s = t_win.elapsed().as_secs_f64();
             let enc = self.model.encode(&feats)?;
             // Wait for the encoder so the timing log splits encoder from decoder.
-            let _ = self.model.gpu.device.poll(wgpu::PollType::wait_indefinitely());
+            self.model.exec.wait_idle();
             let enc_s = t_win.elapsed().as_secs_f64() - mel_s;
             tracing::debug!(seek, mel_ms = mel_s * 1e3, encoder_ms = enc_s * 1e3, "whisper window encoded");
             let mut dec = self.model.decoder(&enc);
