@@ -29,7 +29,7 @@ pub fn load_transcriber(exec: &Executor, dir: &Path) -> Result<Box<dyn SpeechMod
     let path = dir.join("config.json");
     let head: Head = read_json(&path)?;
     let kind = head.model_type.as_deref();
-    match TRANSCRIBER_FAMILIES.iter().find(|(t, _)| Some(*t) == kind) {
+    match transcriber_family(kind) {
         Some((_, load)) => load(exec, dir),
         None => Err(ModelError::UnknownArchitecture {
             arch: kind.unwrap_or("(none)").to_string(),
@@ -37,6 +37,11 @@ pub fn load_transcriber(exec: &Executor, dir: &Path) -> Result<Box<dyn SpeechMod
             supported: TRANSCRIBER_FAMILIES.iter().map(|(t, _)| *t).collect::<Vec<_>>().join(", "),
         }),
     }
+}
+
+/// The transcriber family whose `model_type` is `kind`, with its loader.
+fn transcriber_family(kind: Option<&str>) -> Option<&'static (&'static str, TranscriberLoader)> {
+    TRANSCRIBER_FAMILIES.iter().find(|(t, _)| Some(*t) == kind)
 }
 
 /// Every voice family, by the `kind` a `[[voices]]` entry names (the first is the default).
@@ -55,4 +60,20 @@ pub fn load_voice(load: &VoiceLoad) -> Result<LoadedVoice, ModelError> {
         .find(|(k, _)| *k == kind)
         .ok_or_else(|| ModelError::Unsupported(format!("voice kind '{kind}' (known: {})", known_voice_kinds())))?;
     loader(load)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each model_type finds its own family, anything else none.
+    #[test]
+    fn a_model_type_picks_its_own_transcriber() {
+        for (kind, _) in TRANSCRIBER_FAMILIES {
+            let found = transcriber_family(Some(kind)).unwrap_or_else(|| panic!("{kind}: no loader"));
+            assert_eq!(found.0, *kind);
+        }
+        assert!(transcriber_family(Some("wav2vec2")).is_none());
+        assert!(transcriber_family(None).is_none());
+    }
 }

@@ -73,11 +73,7 @@ pub fn load(load: &VoiceLoad) -> Result<LoadedVoice, ModelError> {
     })?;
     let backbone = resolve_model(&spec.path().to_string_lossy(), load.hub)?;
     let codec = resolve_model(&codec, load.hub)?;
-    let format = match spec.format {
-        WeightKind::F32 => crate::weights::WeightFormat::F32,
-        WeightKind::Int4 => crate::weights::WeightFormat::Int4 { group: 32 },
-    };
-    let opts = LoadOptions { format, max_context: load.max_context, ..Default::default() };
+    let opts = backbone_options(spec.format, load.max_context);
     let tts = OuteTts::load(&load.exec, &backbone, &codec, spec.speaker_path().as_deref(), opts)?;
     Ok(LoadedVoice {
         voice: Box::new(LoadedOute { tts, front_end: Arc::new(OuteFrontEnd) }),
@@ -85,9 +81,29 @@ pub fn load(load: &VoiceLoad) -> Result<LoadedVoice, ModelError> {
     })
 }
 
+/// The backbone's load options: the voice's weight format, the server's context limit.
+fn backbone_options(format: WeightKind, max_context: usize) -> LoadOptions {
+    let format = match format {
+        WeightKind::F32 => crate::weights::WeightFormat::F32,
+        WeightKind::Int4 => crate::weights::WeightFormat::Int4 { group: 32 },
+    };
+    LoadOptions { format, max_context, ..Default::default() }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::weights::WeightFormat;
+
+    /// Both of the voice's formats and a context other than the default reach the backbone.
+    #[test]
+    fn the_backbone_loads_in_the_voices_format_within_the_servers_context() {
+        let f32 = backbone_options(WeightKind::F32, 192);
+        assert_eq!((f32.format, f32.max_context), (WeightFormat::F32, 192));
+        let int4 = backbone_options(WeightKind::Int4, 5000);
+        assert_eq!((int4.format, int4.max_context), (WeightFormat::Int4 { group: 32 }, 5000));
+        assert_ne!(LoadOptions::default().max_context, 192);
+    }
 
     /// One normalized sentence per unit (outetts' `normalize_text`: spaces squeezed), the input
     /// tokens their characters, nothing for input with nothing to say.

@@ -27,18 +27,30 @@ impl FrontEnd for PiperFrontEnd {
         for s in sentences::split(input) {
             let clauses =
                 espeak::phonemize(&s, &self.espeak_voice).map_err(|e| FrontEndError::Failed(e.to_string()))?;
-            let spoken = clauses.iter().map(|c| c.chars().count()).sum::<usize>();
-            if spoken > 0 {
-                input_tokens += spoken;
-                for unit in phonemes::units(&clauses, phonemes::MAX_UNIT_PHONEMES) {
-                    units.push(SpeechUnit::Ids(phonemes::ids(&unit, &self.phoneme_id_map)));
-                }
-            }
+            let (sentence, spoken) = self.sentence_units(&clauses);
+            units.extend(sentence);
+            input_tokens += spoken;
         }
         if units.is_empty() {
             return Err(FrontEndError::NothingToSay);
         }
         Ok(SpeechUnits { units, input_tokens })
+    }
+}
+
+impl PiperFrontEnd {
+    /// One sentence's espeak clauses as units of phoneme ids, and its spoken phonemes; none for a
+    /// sentence espeak gives no phoneme for (a unit of pads alone would be synthesized as noise).
+    fn sentence_units(&self, clauses: &[String]) -> (Vec<SpeechUnit>, usize) {
+        let spoken = clauses.iter().map(|c| c.chars().count()).sum::<usize>();
+        if spoken == 0 {
+            return (Vec::new(), 0);
+        }
+        let units = phonemes::units(clauses, phonemes::MAX_UNIT_PHONEMES)
+            .iter()
+            .map(|unit| SpeechUnit::Ids(phonemes::ids(unit, &self.phoneme_id_map)))
+            .collect();
+        (units, spoken)
     }
 }
 
@@ -143,5 +155,15 @@ mod tests {
         assert!(units.len() > 1, "a sentence past the unit limit is cut into several units");
         let bad = PiperFrontEnd { espeak_voice: "no-such-voice-xx".into(), phoneme_id_map: HashMap::new() };
         assert!(matches!(bad.units("Hello."), Err(FrontEndError::Failed(_))));
+    }
+
+    /// A sentence of empty clauses gives no unit; one of phonemes a unit of their ids.
+    #[test]
+    fn a_sentence_without_phonemes_gives_no_unit() {
+        let fe = joe_front_end();
+        assert_eq!(fe.sentence_units(&[String::new(), String::new()]), (vec![], 0));
+        let clauses = vec!["həlˈoʊ".to_string()];
+        let want = vec![SpeechUnit::Ids(phonemes::ids(&clauses, &fe.phoneme_id_map))];
+        assert_eq!(fe.sentence_units(&clauses), (want, 6));
     }
 }
