@@ -106,6 +106,23 @@ impl Default for FusionConfig {
 }
 
 impl FusionConfig {
+    /// The passes whose fused kernels treat every row alike (norm prologues, shared inputs, residual
+    /// and SwiGLU epilogues), for graphs whose rows are consecutive tokens of one sequence (a prefill
+    /// chunk): the attention, recurrent-state, partial-row and whole-layer passes are decode-only.
+    pub fn rows_alike(&self) -> Self {
+        FusionConfig {
+            attention_decode: false,
+            short_conv_state: false,
+            delta_conv: false,
+            gated_o_proj: false,
+            mlp_partials: false,
+            attention_partials: false,
+            attention_qkv: false,
+            decode_layer: false,
+            ..*self
+        }
+    }
+
     pub fn none() -> Self {
         FusionConfig {
             attention_decode: false,

@@ -18,12 +18,16 @@ fn int4_shape(g: &Graph, w: TensorId) -> Option<(usize, usize)> {
 pub fn run(g: &mut Graph, limits: &PassLimits) -> PassReport {
     let mut report = PassReport { pass: "shared_input_matvec", fused: 0, skipped: vec![] };
     let mut done: Vec<TensorId> = Vec::new();
+    // A matvec of the step's last row alone (a prefill's lm_head) stays a matmul where a step has
+    // several rows: `FusedMatvec` computes every row. In a one-token graph the last row is the row.
+    let convertible = |op: &Op| match op {
+        Op::MatMul { last_row, .. } => limits.one_token || !*last_row,
+        _ => false,
+    };
     // The first unconverted INT4 matmul, and its siblings on the same input.
-    while let Some(first) = g
-        .ops
-        .iter()
-        .position(|op| matches!(op, Op::MatMul { w, out, .. } if int4_shape(g, *w).is_some() && !done.contains(out)))
-    {
+    while let Some(first) = g.ops.iter().position(|op| {
+        convertible(op) && matches!(op, Op::MatMul { w, out, .. } if int4_shape(g, *w).is_some() && !done.contains(out))
+    }) {
         let Op::MatMul { x, w, .. } = g.ops[first] else { unreachable!() };
         let shape = int4_shape(g, w);
         let group: Vec<usize> = g
@@ -33,7 +37,8 @@ pub fn run(g: &mut Graph, limits: &PassLimits) -> PassReport {
             // Skip siblings already tried: with five or more siblings and a failed
             // fuse, re-taking the same four would loop forever.
             .filter(|(_, op)| {
-                matches!(op, Op::MatMul { x: x2, w: w2, out: o2, .. }
+                convertible(op)
+                    && matches!(op, Op::MatMul { x: x2, w: w2, out: o2, .. }
                     if *x2 == x && int4_shape(g, *w2) == shape && !done.contains(o2))
             })
             .map(|(i, _)| i)

@@ -2,7 +2,8 @@
 //! 1. drops sequences whose client went away (closed event channel),
 //! 2. admits waiting sequences into free slots,
 //! 3. prefills up to `prefill_chunk` prompt tokens (long prompts take several
-//!    steps, so decoding sequences are not starved),
+//!    steps, so decoding sequences are not starved); a sequence whose prompt is complete
+//!    streams its first token right away,
 //! 4. decodes every sequence that has a token to feed, in ONE backend call,
 //! 5. picks each sequence's next token (GPU argmax, or CPU sampling from the
 //!    logits when the request needs them) and streams it out.
@@ -172,11 +173,12 @@ impl Scheduler {
         }
     }
 
-    /// Spends this step's prefill budget; sequences whose prompt completes get
-    /// their first token. Returns the tokens generated.
+    /// Spends this step's prefill budget; a sequence whose prompt completes gets its first token at
+    /// once, before the next sequence's prefill, so its client need not wait for the others' prompts.
+    /// Returns the tokens generated.
     fn prefill(&mut self) -> usize {
         let mut budget = self.prefill_chunk;
-        let mut completed = Vec::new();
+        let mut produced = 0;
         for slot in 0..self.slots.len() {
             if budget == 0 {
                 break;
@@ -207,11 +209,11 @@ impl Scheduler {
                 if a.req.max_tokens == 0 {
                     self.finish(slot, FinishReason::Length);
                 } else {
-                    completed.push(slot);
+                    produced += self.choose_next(&[slot]);
                 }
             }
         }
-        self.choose_next(&completed)
+        produced
     }
 
     /// One decode step over every sequence with a token to feed.

@@ -33,6 +33,10 @@ pub struct Session {
     decode: Plan,
     io: GraphIo,
     prefill_logits: TensorId,
+    /// The plan for chunks of at most `SHORT_PREFILL_ROWS` tokens, with its logits, where `prefill` is
+    /// built for more (`short_prefill_plan`). Whether the last prefill ran in it: `last_short`.
+    short: Option<(Plan, TensorId)>,
+    last_short: bool,
     decode_logits: TensorId,
     vocab: usize,
     chunk: usize,
@@ -114,6 +118,31 @@ fn decode_plan(model: &TextModel, io: &GraphIo) -> Result<(DecodePlan, Option<De
     Ok((graph(false).plan(exec)?, None))
 }
 
+/// Prompt chunks of at most this many tokens prefill in their own plan, in the kernels batched decode
+/// uses (rows per workgroup), fused by the passes that treat rows alike: a short prompt's prefill is
+/// then bound by its dispatches, not its arithmetic, and the fused plan has about half as many (SmolLM2:
+/// 455 unfused). Longer chunks run in the tiled-matmul plan.
+pub const SHORT_PREFILL_ROWS: usize = crate::graph::dispatch::MAX_BATCH_ROWS;
+
+/// The prefill plan for chunks of at most `SHORT_PREFILL_ROWS` tokens (last-row logits).
+fn short_prefill_plan(model: &TextModel, io: &GraphIo) -> Result<(Plan, TensorId), ModelError> {
+    let exec = &model.exec;
+    let caps = exec.caps();
+    let mut pre = model.arch.build_graph(io, Mode::Prefill { all_logits: false });
+    let limits = PassLimits {
+        max_storage_buffers_per_stage: caps.max_storage_buffers_per_stage,
+        one_token: false,
+        max_workgroup_storage: caps.max_compute_workgroup_storage_size,
+        grid_barrier: false,
+    };
+    let fusion = model.opts.fusion.rows_alike();
+    for r in passes::run(&mut pre.graph, &fusion, limits) {
+        tracing::debug!(pass = r.pass, fused = r.fused, skipped = ?r.skipped, "short prefill fusion pass");
+    }
+    let options = PlanOptions { max_rows: SHORT_PREFILL_ROWS, max_storage_buffers: fusion.max_storage_buffers };
+    Ok((exec.plan(pre.graph, options)?, pre.logits))
+}
+
 /// A decode graph after the fusion passes, not yet a plan.
 struct DecodeGraph {
     graph: crate::graph::Graph,
@@ -143,6 +172,8 @@ impl Session {
             (b.graph, b.logits)
         });
         let prefill = exec.plan(pre.graph, PlanOptions { max_rows: chunk, ..Default::default() })?;
+        let short =
+            if !opts.all_logits && chunk > SHORT_PREFILL_ROWS { Some(short_prefill_plan(model, &io)?) } else { None };
         let ((decode, dec_logits, pass_reports), fallback) = decode_plan(model, &io)?;
         // A batch's tokens, then the decode plan's barrier failure word.
         let staging =
@@ -153,6 +184,8 @@ impl Session {
             decode,
             io,
             prefill_logits,
+            short,
+            last_short: false,
             decode_logits: dec_logits,
             vocab: arch.vocab(),
             chunk,
@@ -236,6 +269,16 @@ impl Session {
         &self.decode
     }
 
+    /// Dispatches of the plan short prompt chunks prefill in, where the session has one.
+    pub fn short_prefill_dispatches(&self) -> Option<usize> {
+        self.short.as_ref().map(|(p, _)| p.dispatch_count())
+    }
+
+    /// Whether the last prefill chunk ran in the short-prompt plan.
+    pub fn last_prefill_was_short(&self) -> bool {
+        self.last_was_prefill && self.last_short && !self.last_all
+    }
+
     /// The prefill plan; its token ids are those of the last `prefill` call.
     pub fn prefill_plan(&self) -> &Plan {
         &self.prefill
@@ -255,7 +298,16 @@ impl Session {
         let gpu = &self.prefill_gpu();
         for chunk in tokens.chunks(self.chunk) {
             gpu.queue.write_buffer(tensor_buf(&self.io.tokens_in), 0, bytemuck::cast_slice(chunk));
-            self.prefill.run(chunk.len(), self.pos);
+            self.last_short = false;
+            match &self.short {
+                Some((plan, _)) if chunk.len() <= SHORT_PREFILL_ROWS => {
+                    plan.run(chunk.len(), self.pos);
+                    self.last_short = true;
+                }
+                _ => {
+                    self.prefill.run(chunk.len(), self.pos);
+                }
+            }
             self.pos += chunk.len();
             self.last_rows = if self.all_logits { chunk.len() } else { 1 };
         }
@@ -301,17 +353,22 @@ impl Session {
         &self.io
     }
 
+    /// The plan the last step ran in and its logits tensor.
+    fn last_logits(&self) -> (&Plan, TensorId) {
+        if !self.last_was_prefill {
+            return (&self.decode, self.decode_logits);
+        }
+        match (&self.all_prefill, self.last_all, &self.short, self.last_short) {
+            (Some((p, t)), true, _, _) => (p, *t),
+            (_, _, Some((p, t)), true) => (p, *t),
+            _ => (&self.prefill, self.prefill_logits),
+        }
+    }
+
     /// Where the last step's final row of logits lives: buffer and byte offset (copied out by the batched
     /// decoder, whose prefills run in a session).
     pub fn last_logits_row(&self) -> (&wgpu::Buffer, u64) {
-        let (plan, t) = if self.last_was_prefill {
-            match (&self.all_prefill, self.last_all) {
-                (Some((p, t)), true) => (p, *t),
-                _ => (&self.prefill, self.prefill_logits),
-            }
-        } else {
-            (&self.decode, self.decode_logits)
-        };
+        let (plan, t) = self.last_logits();
         (plan.buffer(t), (self.last_rows.max(1) - 1) as u64 * self.vocab as u64 * 4)
     }
 
@@ -370,14 +427,7 @@ impl Session {
     /// Logits of the last step: [rows, vocab] (rows > 1 only after an all-logits prefill). After a
     /// decode step of a plan with grid barriers, `GridBarrierTimeout` as `next_token`.
     pub fn logits(&mut self) -> Result<Vec<f32>, ModelError> {
-        let (plan, t) = if self.last_was_prefill {
-            match (&self.all_prefill, self.last_all) {
-                (Some((p, t)), true) => (p, *t),
-                _ => (&self.prefill, self.prefill_logits),
-            }
-        } else {
-            (&self.decode, self.decode_logits)
-        };
+        let (plan, t) = self.last_logits();
         let buf = plan.buffer(t).clone();
         let bytes = self.read_checked(&buf, 0, (self.last_rows * self.vocab * 4) as u64)?;
         Ok(bytes.chunks_exact(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect())
