@@ -8,7 +8,7 @@ use anyhow::Context;
 use crate::bench::profile;
 use crate::executor::Executor;
 use crate::gpu::GpuOptions;
-use crate::models::llm::{BatchedDecoder, LoadOptions, Session, SessionOptions, TextModel};
+use crate::models::llm::{BatchedDecoder, LoadOptions, Session, SessionOptions, TextModel, SHORT_PREFILL_ROWS};
 use crate::weights::random::RandomSource;
 use crate::weights::WeightFormat;
 
@@ -64,7 +64,9 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
     if let Some(passes) = &args.without {
         opts.fusion = super::bench::without(passes)?;
     }
-    if prefill > 0 {
+    // A prompt of more than SHORT_PREFILL_ROWS tokens is one chunk of the tiled plan; a shorter one keeps the
+    // default chunk, so it runs in the short-prompt plan as it does in the server.
+    if prefill > SHORT_PREFILL_ROWS {
         opts.prefill_chunk = prefill;
     }
     let model = if args.model.extension().is_some_and(|e| e == "json") {
@@ -78,8 +80,10 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
             let mut s = Session::new(&model, SessionOptions::default())?;
             let long: Vec<u32> = (0..n as u32).map(|i| 1 + i * 7 % 1000).collect();
             s.prefill(&long)?;
-            println!("prefill of {n} tokens in one chunk");
-            (profile::plan_step(s.prefill_plan(), n, 0, args.steps), s.prefill_plan().dispatch_count())
+            let plan = s.last_prefill_plan();
+            let kind = if s.last_prefill_was_short() { "the short-prompt plan" } else { "the tiled plan" };
+            println!("prefill of {n} tokens in one chunk, in {kind}");
+            (profile::plan_step(plan, n, 0, args.steps), plan.dispatch_count())
         }
         (None, None) => {
             let mut s = Session::new(&model, SessionOptions::default())?;

@@ -16,7 +16,7 @@ use crate::weights::{Checkpoint, TensorSource, WeightFormat};
 use architectures::load_text_arch;
 
 pub use batch::BatchedDecoder;
-pub use session::{Session, SessionOptions};
+pub use session::{Session, SessionOptions, SHORT_PREFILL_ROWS};
 
 #[derive(Debug, Clone)]
 pub struct LoadOptions {

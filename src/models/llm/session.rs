@@ -120,8 +120,8 @@ fn decode_plan(model: &TextModel, io: &GraphIo) -> Result<(DecodePlan, Option<De
 
 /// Prompt chunks of at most this many tokens prefill in their own plan, in the kernels batched decode
 /// uses (rows per workgroup), fused by the passes that treat rows alike: a short prompt's prefill is
-/// then bound by its dispatches, not its arithmetic, and the fused plan has about half as many (SmolLM2:
-/// 455 unfused). Longer chunks run in the tiled-matmul plan.
+/// bound by its dispatches, not its arithmetic, and the fused plan has less than half as many (SmolLM2:
+/// 215, the tiled plan 455). Longer chunks run in the tiled-matmul plan.
 pub const SHORT_PREFILL_ROWS: usize = crate::graph::dispatch::MAX_BATCH_ROWS;
 
 /// The prefill plan for chunks of at most `SHORT_PREFILL_ROWS` tokens (last-row logits).
@@ -274,6 +274,19 @@ impl Session {
         self.short.as_ref().map(|(p, _)| p.dispatch_count())
     }
 
+    /// The plan the last prefill chunk ran in (the short-prompt, all-logits or tiled plan).
+    pub fn last_prefill_plan(&self) -> &Plan {
+        self.last_prefill().0
+    }
+
+    /// The plan the last prefill chunk ran in, and its logits tensor.
+    fn last_prefill(&self) -> (&Plan, TensorId) {
+        match (&self.all_prefill, self.last_all, &self.short, self.last_short) {
+            (Some((p, t)), true, _, _) | (_, _, Some((p, t)), true) => (p, *t),
+            _ => (&self.prefill, self.prefill_logits),
+        }
+    }
+
     /// Whether the last prefill chunk ran in the short-prompt plan.
     pub fn last_prefill_was_short(&self) -> bool {
         self.last_was_prefill && self.last_short && !self.last_all
@@ -358,11 +371,7 @@ impl Session {
         if !self.last_was_prefill {
             return (&self.decode, self.decode_logits);
         }
-        match (&self.all_prefill, self.last_all, &self.short, self.last_short) {
-            (Some((p, t)), true, _, _) => (p, *t),
-            (_, _, Some((p, t)), true) => (p, *t),
-            _ => (&self.prefill, self.prefill_logits),
-        }
+        self.last_prefill()
     }
 
     /// Where the last step's final row of logits lives: buffer and byte offset (copied out by the batched
