@@ -18,6 +18,8 @@ pub struct CommonFields<'a> {
     pub temperature: Option<f32>,
     pub top_p: Option<f32>,
     pub top_k: Option<i64>,
+    pub min_p: Option<f32>,
+    pub repetition_penalty: Option<f32>,
     pub presence_penalty: Option<f32>,
     pub frequency_penalty: Option<f32>,
     pub logit_bias: Option<&'a HashMap<String, f32>>,
@@ -41,6 +43,8 @@ pub struct Checked {
 
 pub const MAX_STOP: usize = 4;
 const MAX_LOGIT_BIAS: usize = 1024;
+/// Past this a repeated token's logit is scaled by more than any sampler setting users send (1.0-1.5).
+const MAX_REPETITION_PENALTY: f32 = 10.0;
 
 fn in_range(param: &str, v: Option<f32>, lo: f32, hi: f32, default: f32) -> Result<f32, ApiError> {
     match v {
@@ -66,6 +70,16 @@ pub fn check_common(c: &CommonFields<'_>, entry: &ModelEntry, limits: &Limits) -
         Some(k) if k > 0 => usize::try_from(k).unwrap_or(usize::MAX),
         Some(k) => return Err(ApiError::invalid("top_k", format!("top_k must be -1 (off) or at least 0, got {k}"))),
     };
+    let min_p = in_range("min_p", c.min_p, 0.0, 1.0, 0.0)?;
+    let repetition_penalty = match c.repetition_penalty {
+        None => 1.0,
+        Some(r) if r.is_finite() && r > 0.0 && r <= MAX_REPETITION_PENALTY => r,
+        Some(r) => {
+            let msg =
+                format!("repetition_penalty must be greater than 0 and at most {MAX_REPETITION_PENALTY}, got {r}");
+            return Err(ApiError::invalid("repetition_penalty", msg));
+        }
+    };
     let logit_bias = match c.logit_bias {
         None => Vec::new(),
         Some(map) => check_logit_bias(map, entry.vocab)?,
@@ -78,6 +92,8 @@ pub fn check_common(c: &CommonFields<'_>, entry: &ModelEntry, limits: &Limits) -
         temperature,
         top_p,
         top_k,
+        min_p,
+        repetition_penalty,
         presence_penalty,
         frequency_penalty,
         logit_bias,

@@ -1,9 +1,10 @@
-//! Sampling the next token on the CPU from one row of logits: logit bias,
-//! presence/frequency penalties, temperature, top-k, top-p, and a per-sequence
-//! seeded RNG (same seed -> same tokens, whatever else the server is doing).
+//! Sampling the next token on the CPU from one row of logits: logit bias, the
+//! repetition penalty, presence/frequency penalties, temperature, min-p, top-k,
+//! top-p (vLLM's order), and a per-sequence seeded RNG (same seed -> same tokens,
+//! whatever else the server is doing).
 //! Also log-softmax helpers for `logprobs`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -17,6 +18,11 @@ pub struct SamplingParams {
     pub top_p: f32,
     /// Keep the k most likely tokens; 0 = off.
     pub top_k: usize,
+    /// Drop tokens less likely than min_p times the most likely one (after temperature); 0 = off.
+    pub min_p: f32,
+    /// Divides the positive logits and multiplies the negative ones of every token in the prompt or
+    /// the output so far (the CTRL paper's, as transformers and vLLM apply it); 1 = off.
+    pub repetition_penalty: f32,
     pub presence_penalty: f32,
     pub frequency_penalty: f32,
     /// Added to the logits of these token ids before anything else.
@@ -31,6 +37,8 @@ impl Default for SamplingParams {
             temperature: 1.0,
             top_p: 1.0,
             top_k: 0,
+            min_p: 0.0,
+            repetition_penalty: 1.0,
             presence_penalty: 0.0,
             frequency_penalty: 0.0,
             logit_bias: Vec::new(),
@@ -52,6 +60,7 @@ impl SamplingParams {
     /// GPU argmax is the answer and no logits are read back.
     pub fn needs_logits(&self) -> bool {
         !self.is_greedy()
+            || self.repetition_penalty != 1.0
             || self.presence_penalty != 0.0
             || self.frequency_penalty != 0.0
             || !self.logit_bias.is_empty()
@@ -63,12 +72,14 @@ impl SamplingParams {
 /// vocabulary (150k entries for real models) every step is wasted work.
 const TOP_P_HEAD: usize = 256;
 
-/// The sampling state of one sequence: its RNG and the counts of the tokens it
-/// generated so far (for the penalties).
+/// The sampling state of one sequence: its RNG, the counts of the tokens it
+/// generated so far (presence and frequency penalties) and every token of its
+/// prompt and output (the repetition penalty).
 pub struct Sampler {
     params: SamplingParams,
     rng: ChaCha8Rng,
     counts: HashMap<u32, u32>,
+    seen: HashSet<u32>,
 }
 
 impl Sampler {
@@ -77,16 +88,28 @@ impl Sampler {
             Some(seed) => ChaCha8Rng::seed_from_u64(seed),
             None => ChaCha8Rng::from_os_rng(),
         };
-        Sampler { params, rng, counts: HashMap::new() }
+        Sampler { params, rng, counts: HashMap::new(), seen: HashSet::new() }
+    }
+
+    /// A sampler for a sequence that starts with `prompt` (the repetition penalty covers its tokens).
+    pub fn with_prompt(params: SamplingParams, prompt: &[u32]) -> Self {
+        let mut s = Sampler::new(params);
+        if s.params.repetition_penalty != 1.0 {
+            s.seen.extend(prompt);
+        }
+        s
     }
 
     pub fn params(&self) -> &SamplingParams {
         &self.params
     }
 
-    /// Records a generated token (penalties look at generated tokens only).
+    /// Records a generated token (presence and frequency penalties look at generated tokens only).
     pub fn observe(&mut self, token: u32) {
         *self.counts.entry(token).or_insert(0) += 1;
+        if self.params.repetition_penalty != 1.0 {
+            self.seen.insert(token);
+        }
     }
 
     /// Picks the next token from `logits` (modified in place).
@@ -99,6 +122,10 @@ impl Sampler {
         let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
         let mut cands: Vec<(f32, u32)> =
             logits.iter().enumerate().map(|(i, &l)| (((l - max) * inv_t).exp(), i as u32)).collect();
+        if self.params.min_p > 0.0 {
+            // The most likely token has weight exp(0) = 1, so the threshold is min_p itself.
+            cands.retain(|c| c.0 >= self.params.min_p);
+        }
         if self.params.top_k > 0 && self.params.top_k < cands.len() {
             keep_largest(&mut cands, self.params.top_k);
         }
@@ -120,11 +147,20 @@ impl Sampler {
         cands.last().map_or(0, |c| c.1)
     }
 
-    /// Bias, then penalties: OpenAI's definition, applied to raw logits.
+    /// Bias, the repetition penalty, then presence and frequency penalties (OpenAI's definition),
+    /// applied to raw logits.
     fn adjust(&self, logits: &mut [f32]) {
         for &(id, bias) in &self.params.logit_bias {
             if let Some(l) = logits.get_mut(id as usize) {
                 *l += bias;
+            }
+        }
+        let r = self.params.repetition_penalty;
+        if r != 1.0 {
+            for &id in &self.seen {
+                if let Some(l) = logits.get_mut(id as usize) {
+                    *l = if *l > 0.0 { *l / r } else { *l * r };
+                }
             }
         }
         let (presence, frequency) = (self.params.presence_penalty, self.params.frequency_penalty);
@@ -212,6 +248,26 @@ mod tests {
         assert_eq!(s.sample(&mut [0.0, 3.0, 1.0]), 1);
         let mut s = Sampler::new(SamplingParams { logit_bias: vec![(2, 5.0)], ..SamplingParams::greedy() });
         assert_eq!(s.sample(&mut [0.0, 3.0, 1.0]), 2);
+    }
+
+    #[test]
+    fn repetition_penalty_scales_the_prompt_and_output_tokens_by_sign() {
+        let p = SamplingParams { repetition_penalty: 2.0, ..SamplingParams::greedy() };
+        // Token 0 is in the prompt, token 3 is generated, tokens 1 and 2 are neither.
+        let mut s = Sampler::with_prompt(p, &[0, 0]);
+        s.observe(3);
+        let mut l = vec![3.0, 1.6, -1.0, -0.5];
+        s.adjust(&mut l);
+        assert_eq!(l, [1.5, 1.6, -1.0, -1.0], "positive divided, negative multiplied, others untouched");
+        // Greedy follows the penalised logits: 1.6 now beats the prompt's 3.0.
+        assert_eq!(s.sample(&mut [3.0, 1.6, -1.0, -0.5]), 1);
+        // Off (1.0): the prompt is not even remembered, and nothing moves.
+        let mut off = Sampler::with_prompt(SamplingParams::greedy(), &[0]);
+        off.observe(3);
+        let mut l = vec![3.0, 1.6, -1.0, -0.5];
+        off.adjust(&mut l);
+        assert_eq!(l, [3.0, 1.6, -1.0, -0.5]);
+        assert!(SamplingParams { repetition_penalty: 1.2, ..SamplingParams::greedy() }.needs_logits());
     }
 
     #[test]

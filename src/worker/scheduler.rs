@@ -159,7 +159,7 @@ impl Scheduler {
             let Some(w) = self.waiting.pop_front() else { break };
             self.queue.release(1);
             self.metrics.prompt_tokens.with_label_values(&[&self.model]).inc_by(w.req.prompt.len() as u64);
-            let sampler = Sampler::new(w.req.sampling.clone());
+            let sampler = Sampler::with_prompt(w.req.sampling.clone(), &w.req.prompt);
             self.slots[slot] = Some(Active {
                 req: w.req,
                 received: w.received,

@@ -17,6 +17,10 @@ pub struct ChatRequest {
     pub top_p: Option<f32>,
     /// Extension (vLLM's): keep the k most likely tokens; 0 or -1 = off.
     pub top_k: Option<i64>,
+    /// Extension (vLLM's, llama-server's): drop tokens less likely than min_p times the most likely one.
+    pub min_p: Option<f32>,
+    /// Extension (vLLM's, llama-server's): scale the logits of tokens already in the prompt or output.
+    pub repetition_penalty: Option<f32>,
     pub n: Option<u32>,
     pub stream: Option<bool>,
     pub stream_options: Option<StreamOptions>,

@@ -103,6 +103,8 @@ fn common(r: &CompletionRequest) -> CommonFields<'_> {
         temperature: r.temperature,
         top_p: r.top_p,
         top_k: r.top_k,
+        min_p: r.min_p,
+        repetition_penalty: r.repetition_penalty,
         presence_penalty: r.presence_penalty,
         frequency_penalty: r.frequency_penalty,
         logit_bias: r.logit_bias.as_ref(),
