@@ -115,6 +115,9 @@ pub struct ServeArgs {
     /// Largest request body in bytes.
     #[arg(long, env = "GERBIL_BODY_LIMIT_BYTES")]
     pub body_limit_bytes: Option<usize>,
+    /// Prefill every prompt whole: no reuse of the KV rows earlier sequences left behind.
+    #[arg(long)]
+    pub no_prefix_cache: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -156,6 +159,13 @@ pub struct Limits {
     /// Largest audio upload (POST /v1/audio/transcriptions `file`), bytes.
     #[serde(default = "default_max_audio_bytes")]
     pub max_audio_bytes: usize,
+    /// A new sequence starts from the longest prefix of its prompt that a slot's KV cache holds.
+    #[serde(default = "default_prefix_cache")]
+    pub prefix_cache: bool,
+}
+
+fn default_prefix_cache() -> bool {
+    true
 }
 
 fn default_max_audio_bytes() -> usize {
@@ -486,6 +496,9 @@ impl ServeConfig {
         set(&mut l.body_limit_bytes, a.body_limit_bytes);
         if let Some(v) = a.request_timeout_s {
             l.request_timeout_s = v;
+        }
+        if a.no_prefix_cache {
+            l.prefix_cache = false;
         }
         Ok(())
     }

@@ -205,6 +205,7 @@ fn run(setup: Setup, seqs: &[Seq]) -> (Vec<Outcome>, Seen) {
                     SeqEvent::Finished { reason } => o.finish = Some(reason),
                     SeqEvent::Failed(e) => o.failed = Some(e.to_string()),
                     SeqEvent::PromptLogprobs(_) => panic!("no prompt logprobs were asked for"),
+                    SeqEvent::PromptCached { tokens } => assert_eq!(tokens, 0, "this backend reuses nothing"),
                 }
             }
             o

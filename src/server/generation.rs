@@ -87,6 +87,8 @@ pub struct Generation {
     deadline: tokio::time::Instant,
     prompt_tokens: usize,
     completion_tokens: usize,
+    /// Prompt tokens the worker took from its prefix cache.
+    cached_tokens: usize,
 }
 
 fn tokenizer_error(e: TokenizerError) -> ApiError {
@@ -155,6 +157,7 @@ impl Generation {
             deadline: tokio::time::Instant::now() + spec.timeout,
             prompt_tokens: spec.prompts.iter().map(|p| p.tokens.len()).sum(),
             completion_tokens: 0,
+            cached_tokens: 0,
         })
     }
 
@@ -163,7 +166,7 @@ impl Generation {
     }
 
     pub fn usage(&self) -> Usage {
-        Usage::new(self.prompt_tokens, self.completion_tokens)
+        Usage::new(self.prompt_tokens, self.completion_tokens, self.cached_tokens)
     }
 
     /// The next delta or finish; None when every choice finished. After an
@@ -220,6 +223,7 @@ impl Generation {
             return Ok(());
         }
         match event {
+            SeqEvent::PromptCached { tokens } => self.cached_tokens += tokens,
             SeqEvent::PromptLogprobs(lps) => {
                 if let Some((text, ids)) = c.echo.take() {
                     let tokens = prompt_token_infos(&tok, &ids, &lps).map_err(tokenizer_error)?;

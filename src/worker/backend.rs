@@ -39,8 +39,14 @@ pub trait TextBackend {
     /// logits readback), each slot's own result: one slot's failure (a session whose grid
     /// barrier gave up a wait) must not fail the others.
     fn greedy_tokens(&mut self, slots: &[Slot]) -> Vec<Result<u32, BackendError>>;
-    /// Forgets the slot's sequence; the slot can take a new one.
+    /// Ends the slot's sequence; the slot can take a new one.
     fn release(&mut self, slot: Slot);
+    /// Starts a new sequence in the free slot `to` from the first `n` positions of slot `from`'s KV
+    /// cache (its live sequence, or the last one it held; `from` may be `to`): the next `prefill` of
+    /// `to` appends after them. false: this backend cannot (the sequence starts empty).
+    fn reuse_prefix(&mut self, _from: Slot, _to: Slot, _n: usize) -> Result<bool, BackendError> {
+        Ok(false)
+    }
     /// Greedy pipelining: one decode step for exactly the slots of the previous decode step (same order),
     /// each fed that step's GPU argmax, submitted before those tokens are read; returns them (the
     /// previous step's tokens) while the new step runs. None: the backend cannot (the caller reads the
@@ -178,6 +184,12 @@ impl TextBackend for BatchedBackend {
 
     fn release(&mut self, slot: Slot) {
         self.decoder.release(slot);
+    }
+
+    fn reuse_prefix(&mut self, from: Slot, to: Slot, n: usize) -> Result<bool, BackendError> {
+        let (from, to) = (self.slot(from)?, self.slot(to)?);
+        self.decoder.reuse_prefix(from, to, n)?;
+        Ok(true)
     }
 
     fn decode_chained(&mut self, slots: &[Slot]) -> Result<Option<Vec<u32>>, BackendError> {

@@ -22,6 +22,11 @@ pub struct Metrics {
     pub batch_rows_per_step: HistogramVec,
     /// Decode steps submitted before the previous step's tokens were read (greedy pipelining).
     pub chained_steps: IntCounterVec,
+    /// Admitted sequences that started from a cached prefix, those that did not, and the prompt
+    /// tokens the hits did not prefill.
+    pub prefix_cache_hits: IntCounterVec,
+    pub prefix_cache_misses: IntCounterVec,
+    pub prefix_cache_tokens: IntCounterVec,
     /// Audio jobs by model and outcome (done, cancelled, error).
     pub audio_jobs: IntCounterVec,
     /// Seconds of audio transcribed, by model.
@@ -103,7 +108,11 @@ impl Metrics {
             queue_depth,
             active_slots: gauge("gerbil_active_slots", "Slots holding a sequence", &["model"]),
             slots: gauge("gerbil_slots", "Slots per model", &["model"]),
-            prompt_tokens: counter("gerbil_prompt_tokens_total", "Prompt tokens prefilled", &["model"]),
+            prompt_tokens: counter(
+                "gerbil_prompt_tokens_total",
+                "Prompt tokens of admitted sequences (those taken from the prefix cache included)",
+                &["model"],
+            ),
             generated_tokens: counter("gerbil_generated_tokens_total", "Tokens generated", &["model"]),
             tokens_per_second,
             time_to_first_token: histogram(
@@ -128,6 +137,21 @@ impl Metrics {
             chained_steps: counter(
                 "gerbil_chained_decode_steps_total",
                 "Decode steps submitted before the previous step's tokens were read (greedy pipelining)",
+                &["model"],
+            ),
+            prefix_cache_hits: counter(
+                "gerbil_prefix_cache_hits_total",
+                "Sequences that started from a prefix another sequence left in the KV cache",
+                &["model"],
+            ),
+            prefix_cache_misses: counter(
+                "gerbil_prefix_cache_misses_total",
+                "Sequences that found no cached prefix to start from",
+                &["model"],
+            ),
+            prefix_cache_tokens: counter(
+                "gerbil_prefix_cache_tokens_total",
+                "Prompt tokens taken from the prefix cache instead of prefilled",
                 &["model"],
             ),
             speech: super::speech_metrics::SpeechMetrics::new(&registry),

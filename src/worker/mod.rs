@@ -7,6 +7,7 @@ pub mod handle;
 pub mod load;
 pub mod metrics;
 pub mod msg;
+pub mod prefix;
 pub mod queue;
 pub mod registry;
 pub mod run;

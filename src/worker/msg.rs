@@ -121,6 +121,10 @@ pub enum FinishReason {
 
 #[derive(Debug)]
 pub enum SeqEvent {
+    /// Sent once at admission: how many prompt tokens came from the prefix cache (not prefilled).
+    PromptCached {
+        tokens: usize,
+    },
     /// Logprobs of the prompt tokens, the first one having none.
     PromptLogprobs(Vec<Option<TokenLogprob>>),
     Token {

@@ -157,7 +157,8 @@ fn load_all(
                     limits.prefill_chunk,
                     queue.clone(),
                     metrics.clone(),
-                );
+                )
+                .with_prefix_cache(limits.prefix_cache);
                 Ok((entry, sched, model.dir.clone()))
             });
         match loaded {

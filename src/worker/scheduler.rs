@@ -1,6 +1,7 @@
 //! Continuous batching for one model. Each `step`:
 //! 1. drops sequences whose client went away (closed event channel),
-//! 2. admits waiting sequences into free slots,
+//! 2. admits waiting sequences into free slots, each starting from the longest prefix of its prompt
+//!    that some slot's KV cache holds (`prefix`),
 //! 3. prefills up to `prefill_chunk` prompt tokens (long prompts take several
 //!    steps, so decoding sequences are not starved); a sequence whose prompt is complete
 //!    streams its first token right away,
@@ -22,6 +23,7 @@ use std::time::Instant;
 use super::backend::{Slot, TextBackend};
 use super::metrics::{Metrics, Outcome};
 use super::msg::{FinishReason, SeqEvent, TokenLogprob, ValidGenerate, ValidSequence, WorkerError};
+use super::prefix::{Placement, PrefixCache};
 use super::queue::QueueCounter;
 use crate::text::sampling::{logprobs, Sampler};
 
@@ -39,6 +41,8 @@ struct Active {
     prefilled: usize,
     /// Tokens in the KV cache (prompt + fed generated tokens).
     len: usize,
+    /// Those tokens themselves (what a later sequence may reuse as its prefix).
+    kv: Vec<u32>,
     /// Generated token not yet fed back (the next decode input).
     pending: Option<u32>,
     generated: usize,
@@ -67,6 +71,8 @@ pub struct Scheduler {
     metrics: Arc<Metrics>,
     /// The slots (rows in order) of a submitted decode step whose tokens are not read yet.
     unread: Option<Vec<Slot>>,
+    /// What each free slot's KV cache still holds.
+    prefixes: PrefixCache,
 }
 
 impl Scheduler {
@@ -88,6 +94,10 @@ impl Scheduler {
         metrics.generated_tokens.with_label_values(&[&model]).inc_by(0);
         metrics.chained_steps.with_label_values(&[&model]).inc_by(0);
         metrics.prompt_tokens.with_label_values(&[&model]).inc_by(0);
+        for m in [&metrics.prefix_cache_hits, &metrics.prefix_cache_misses, &metrics.prefix_cache_tokens] {
+            m.with_label_values(&[&model]).inc_by(0);
+        }
+        let prefixes = PrefixCache::new(backend.max_slots(), true);
         Scheduler {
             model,
             backend,
@@ -98,7 +108,14 @@ impl Scheduler {
             queue,
             metrics,
             unread: None,
+            prefixes,
         }
+    }
+
+    /// Turns prefix reuse on or off (on by default; it needs a backend that can reuse KV rows).
+    pub fn with_prefix_cache(mut self, enabled: bool) -> Self {
+        self.prefixes = PrefixCache::new(self.slots.len(), enabled);
+        self
     }
 
     pub fn enqueue(&mut self, req: ValidGenerate) {
@@ -152,25 +169,52 @@ impl Scheduler {
     }
 
     fn admit(&mut self) {
-        for slot in 0..self.slots.len() {
-            if self.slots[slot].is_some() {
-                continue;
-            }
+        while self.slots.iter().any(Option::is_none) {
             let Some(w) = self.waiting.pop_front() else { break };
             self.queue.release(1);
             self.metrics.prompt_tokens.with_label_values(&[&self.model]).inc_by(w.req.prompt.len() as u64);
             let sampler = Sampler::with_prompt(w.req.sampling.clone(), &w.req.prompt);
+            let (slot, reused) = self.place(&w.req);
+            let _ = w.req.events.send(SeqEvent::PromptCached { tokens: reused });
             self.slots[slot] = Some(Active {
+                kv: w.req.prompt[..reused].to_vec(),
                 req: w.req,
                 received: w.received,
                 sampler,
-                prefilled: 0,
-                len: 0,
+                prefilled: reused,
+                len: reused,
                 pending: None,
                 generated: 0,
                 prompt_logprobs: Vec::new(),
             });
         }
+    }
+
+    /// Picks a free slot for `req` and starts it from the longest prefix of its prompt that any slot's
+    /// KV cache holds (a live sequence's, or the last one a free slot held); returns the slot and the
+    /// prompt tokens reused. At least the prompt's last token is prefilled (its logits give the first
+    /// token), and a request scoring its prompt (prompt logprobs) prefills all of it.
+    fn place(&mut self, req: &ValidSequence) -> (Slot, usize) {
+        let usable = if req.prompt_logprobs { 0 } else { req.prompt.len().saturating_sub(1) };
+        let live: Vec<Option<&[u32]>> = self.slots.iter().map(|s| s.as_ref().map(|a| a.kv.as_slice())).collect();
+        let Placement { target, source, reuse: n } = self.prefixes.choose(&live, &req.prompt[..usable]);
+        self.prefixes.forget(target);
+        let label = [self.model.as_str()];
+        if n > 0 {
+            match self.backend.reuse_prefix(source, target, n) {
+                Ok(true) => {
+                    self.metrics.prefix_cache_hits.with_label_values(&label).inc();
+                    self.metrics.prefix_cache_tokens.with_label_values(&label).inc_by(n as u64);
+                    return (target, n);
+                }
+                Ok(false) => {}
+                Err(e) => tracing::warn!(model = %self.model, "reusing a cached prefix failed: {e}"),
+            }
+        }
+        if self.prefixes.enabled() {
+            self.metrics.prefix_cache_misses.with_label_values(&label).inc();
+        }
+        (target, 0)
     }
 
     /// Spends this step's prefill budget; a sequence whose prompt completes gets its first token at
@@ -192,7 +236,9 @@ impl Scheduler {
             } else {
                 let take = budget.min(a.req.prompt.len() - a.prefilled);
                 budget -= take;
-                let r = self.backend.prefill(slot, &a.req.prompt[a.prefilled..a.prefilled + take]);
+                let chunk = &a.req.prompt[a.prefilled..a.prefilled + take];
+                let r = self.backend.prefill(slot, chunk);
+                a.kv.extend_from_slice(chunk);
                 a.prefilled += take;
                 a.len += take;
                 r.map_err(|e| WorkerError::Engine(e.to_string()))
@@ -237,9 +283,10 @@ impl Scheduler {
             return 0;
         }
         let slots: Vec<Slot> = batch.iter().map(|b| b.0).collect();
-        for &slot in &slots {
+        for &(slot, token) in &batch {
             if let Some(a) = self.slots[slot].as_mut() {
                 a.len += 1;
+                a.kv.push(token);
                 a.pending = None;
             }
         }
@@ -290,9 +337,10 @@ impl Scheduler {
         };
         self.metrics.chained_steps.with_label_values(&[&self.model]).inc();
         // The new step consumed each token being streamed now.
-        for &slot in &slots {
+        for (&slot, &id) in slots.iter().zip(&ids) {
             if let Some(a) = self.slots[slot].as_mut() {
                 a.len += 1;
+                a.kv.push(id);
             }
         }
         for (&slot, id) in slots.iter().zip(&ids) {
@@ -426,15 +474,18 @@ impl Scheduler {
 
     fn fail(&mut self, slot: Slot, err: WorkerError) {
         tracing::error!(model = %self.model, slot, "sequence failed: {err}");
-        if let Some(a) = &self.slots[slot] {
+        if let Some(a) = self.slots[slot].as_mut() {
             let _ = a.req.events.send(SeqEvent::Failed(err));
+            // Whatever the failed work left in the cache is not to be trusted.
+            a.kv.clear();
         }
         self.release(slot, Outcome::Error);
     }
 
     fn release(&mut self, slot: Slot, outcome: Outcome) {
-        if self.slots[slot].take().is_some() {
+        if let Some(a) = self.slots[slot].take() {
             self.backend.release(slot);
+            self.prefixes.keep(slot, a.kv);
             self.metrics.finish(&self.model, outcome);
         }
     }
@@ -463,6 +514,7 @@ fn prefill_scoring(
     let logits = backend
         .prefill_all_logits(slot, &a.req.prompt[start..start + take])
         .map_err(|e| WorkerError::Engine(e.to_string()))?;
+    a.kv.extend_from_slice(&a.req.prompt[start..start + take]);
     a.prefilled += take;
     a.len += take;
     *budget -= take;

@@ -56,6 +56,9 @@ pub struct BatchedDecoder {
     /// when a prompt is prefilled over several steps).
     scratch_holds: Option<(Slot, usize)>,
     pos: Vec<usize>,
+    /// Positions of a released slot's region that still hold its last sequence's K/V (a prefix a new
+    /// sequence may reuse, `reuse_prefix`); 0 while the slot is live (`pos` says then).
+    kept: Vec<usize>,
     last: Vec<Last>,
     prefill_logits: wgpu::Buffer,
     prefill_tokens: wgpu::Buffer,
@@ -129,6 +132,7 @@ impl BatchedDecoder {
             scratch,
             scratch_holds: None,
             pos: vec![0; slots],
+            kept: vec![0; slots],
             last: vec![Last::None; slots],
             vocab,
             kv_heads,
@@ -272,6 +276,7 @@ impl BatchedDecoder {
             return Ok(());
         }
         let start = self.pos[slot];
+        self.kept[slot] = 0;
         self.load_scratch(slot);
         self.scratch.prefill(tokens)?;
         self.store_scratch(slot, start);
@@ -286,6 +291,7 @@ impl BatchedDecoder {
             return Ok(Vec::new());
         }
         let start = self.pos[slot];
+        self.kept[slot] = 0;
         self.load_scratch(slot);
         let logits = self.scratch.prefill_all_logits(tokens)?;
         self.store_scratch(slot, start);
@@ -549,17 +555,48 @@ impl BatchedDecoder {
             .collect())
     }
 
-    /// Forgets the slot's sequence (positions >= 0 are overwritten before they are read again).
+    /// Ends the slot's sequence. Its K/V stay in the slot's region (single-sequence steps' rows are
+    /// copied there first) until a new sequence overwrites them, so the next one may start from a
+    /// prefix of it (`reuse_prefix`).
     pub fn release(&mut self, slot: Slot) {
         if slot < self.pos.len() {
+            if self.unflushed.is_some_and(|(s, _)| s == slot) {
+                self.flush();
+            }
+            self.kept[slot] = self.pos[slot];
             self.pos[slot] = 0;
             self.last[slot] = Last::None;
-            if self.unflushed.is_some_and(|(s, _)| s == slot) {
-                self.unflushed = None;
-            }
-            if self.scratch_holds.is_some_and(|(s, _)| s == slot) {
-                self.scratch_holds = None;
-            }
         }
+    }
+
+    /// Starts a new sequence in the free slot `to` with the first `n` positions of the K/V that slot
+    /// `from` holds (its live sequence, or the one it held when released; `from` may be `to`). The
+    /// caller knows the tokens behind them. The next `prefill` appends after position `n`.
+    pub fn reuse_prefix(&mut self, from: Slot, to: Slot, n: usize) -> Result<(), ModelError> {
+        self.check_slot(from)?;
+        self.check_slot(to)?;
+        let held = self.pos[from].max(self.kept[from]);
+        if n > held || self.pos[to] != 0 || n > self.io.max_seq {
+            return Err(ModelError::Unsupported(format!(
+                "reusing {n} positions of slot {from} (it holds {held}) in slot {to} (holding {})",
+                self.pos[to]
+            )));
+        }
+        if from != to {
+            // The caches are one buffer and a copy may not read and write the same buffer: the rows
+            // go through the scratch cache, which then holds the new sequence's prefix.
+            self.flush();
+            let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+            self.copy_kv(&mut enc, from, 0, n, false);
+            self.copy_kv(&mut enc, to, 0, n, true);
+            self.gpu.queue.submit([enc.finish()]);
+            self.scratch_holds = Some((to, n));
+        } else if let Some((s, m)) = self.scratch_holds.filter(|&(s, _)| s == to) {
+            self.scratch_holds = Some((s, m.min(n)));
+        }
+        self.kept[to] = 0;
+        self.pos[to] = n;
+        self.last[to] = Last::None;
+        Ok(())
     }
 }

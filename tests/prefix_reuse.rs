@@ -1,0 +1,135 @@
+//! Prefix reuse in the batched decoder (src/models/llm/batch.rs `release`, `reuse_prefix`): a new
+//! sequence that starts from K/V rows another sequence left — in the same slot after it ended (a chat's
+//! next turn), or copied from another slot, live or ended (a shared system prompt) — gives the logits
+//! and greedy tokens of a session that prefilled the whole prompt itself.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::{exec, rng};
+use gerbil::models::llm::{BatchedDecoder, LoadOptions, Session, SessionOptions, TextModel};
+use gerbil::weights::WeightFormat;
+use rand::Rng;
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+fn max_diff(a: &[f32], b: &[f32]) -> f32 {
+    assert_eq!(a.len(), b.len());
+    a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
+}
+
+fn load(name: &str, format: WeightFormat) -> TextModel {
+    let opts = LoadOptions { format, max_context: 96, prefill_chunk: 16, ..Default::default() };
+    TextModel::load(&exec(), &fixture(name), opts).unwrap()
+}
+
+/// The whole sequence prefilled by a fresh session: its last logits and its greedy continuation.
+fn fresh(model: &TextModel, tokens: &[u32], steps: usize) -> (Vec<f32>, Vec<u32>) {
+    let mut s = Session::new(model, SessionOptions::default()).unwrap();
+    s.prefill(tokens).unwrap();
+    let logits = s.logits().unwrap();
+    let mut s = Session::new(model, SessionOptions::default()).unwrap();
+    (logits, s.generate(tokens, steps, |_| true).unwrap())
+}
+
+/// After the prompt's rest is prefilled into `slot`: its logits and `steps` greedy tokens (decoded alone,
+/// chained) equal a fresh session's over `whole`.
+fn check_continuation(model: &TextModel, dec: &mut BatchedDecoder, slot: usize, whole: &[u32], what: &str) {
+    let steps = 5;
+    let (want_logits, want) = fresh(model, whole, steps);
+    let d = max_diff(&dec.logits(slot).unwrap(), &want_logits);
+    assert!(d <= 1e-4, "{what}: logits after the reused prefix differ by {d}");
+    let mut got = dec.greedy_tokens(&[slot]).unwrap();
+    dec.decode(&[(slot, got[0])]).unwrap();
+    for _ in 2..steps {
+        got.extend(dec.decode_chained(&[slot]).unwrap());
+    }
+    got.extend(dec.greedy_tokens(&[slot]).unwrap());
+    assert_eq!(got, want, "{what}: greedy tokens");
+    assert_eq!(dec.len(slot), whole.len() + steps - 1, "{what}: position");
+}
+
+fn reuse_cases(name: &str, format: WeightFormat) {
+    let mut r = rng(&format!("prefix reuse {name}"));
+    let model = load(name, format);
+    let vocab = model.arch.vocab() as u32;
+    let mut tokens = |n: usize| -> Vec<u32> { (0..n).map(|_| r.random_range(0..vocab)).collect() };
+    let mut dec = BatchedDecoder::new(&model, 4).unwrap();
+
+    // A chat's first turn in slot 1: prompt, then greedy tokens decoded alone (single-sequence steps,
+    // whose K/V rows only the scratch holds until the slot is released).
+    let turn1 = tokens(21);
+    dec.prefill(1, &turn1).unwrap();
+    let mut out = dec.greedy_tokens(&[1]).unwrap();
+    dec.decode(&[(1, out[0])]).unwrap();
+    for _ in 0..4 {
+        out.extend(dec.decode_chained(&[1]).unwrap());
+    }
+    out.extend(dec.greedy_tokens(&[1]).unwrap());
+    // The cache holds turn1 and the five tokens fed back (the sixth was never fed).
+    let held: Vec<u32> = turn1.iter().chain(&out[..5]).copied().collect();
+    assert_eq!(dec.len(1), held.len());
+    dec.release(1);
+    // Another request takes the scratch in between, so the next turn's rows come from slot 1's region.
+    let other = tokens(4);
+    dec.prefill(2, &other).unwrap();
+    dec.release(2);
+
+    // The next turn in the same slot: everything held, then new tokens.
+    let turn2: Vec<u32> = held.iter().copied().chain(tokens(9)).collect();
+    dec.reuse_prefix(1, 1, held.len()).unwrap();
+    assert_eq!(dec.len(1), held.len());
+    dec.prefill(1, &turn2[held.len()..]).unwrap();
+    check_continuation(&model, &mut dec, 1, &turn2, &format!("{name}: next turn, same slot"));
+
+    // A shared system prompt: slot 0 decodes in batched steps with slot 1; slot 3 starts from the first
+    // 18 positions of slot 0's live sequence.
+    let system = tokens(18);
+    let user_a: Vec<u32> = system.iter().copied().chain(tokens(6)).collect();
+    dec.release(1);
+    dec.prefill(0, &user_a).unwrap();
+    dec.prefill(1, &tokens(4)).unwrap();
+    let fed = dec.greedy_tokens(&[0, 1]).unwrap();
+    dec.decode(&[(0, fed[0]), (1, fed[1])]).unwrap();
+    let user_b: Vec<u32> = system.iter().copied().chain(tokens(7)).collect();
+    dec.reuse_prefix(0, 3, system.len()).unwrap();
+    dec.prefill(3, &user_b[system.len()..]).unwrap();
+    check_continuation(&model, &mut dec, 3, &user_b, &format!("{name}: system prompt copied from a live slot"));
+    // The source sequence is untouched: its next step equals a fresh session's.
+    let a_so_far: Vec<u32> = user_a.iter().copied().chain([fed[0]]).collect();
+    let next = dec.greedy_tokens(&[0]).unwrap()[0];
+    let (_, want) = fresh(&model, &a_so_far, 1);
+    assert_eq!(next, want[0], "{name}: the live source's own next token");
+
+    // From an ended sequence into another free slot: slot 3's sequence ends, slot 2 starts from it.
+    dec.release(3);
+    let held3: Vec<u32> = user_b.clone();
+    let turn: Vec<u32> = held3[..20].iter().copied().chain(tokens(3)).collect();
+    dec.reuse_prefix(3, 2, 20).unwrap();
+    dec.prefill(2, &turn[20..]).unwrap();
+    check_continuation(&model, &mut dec, 2, &turn, &format!("{name}: prefix of an ended slot copied"));
+
+    // Refused: more positions than the source holds, or a target that is not free.
+    dec.release(2);
+    assert!(dec.reuse_prefix(2, 1, 24).is_err(), "slot 1 is live");
+    let held2 = turn.len() + 4;
+    assert!(dec.reuse_prefix(2, 2, held2 + 1).is_err(), "past what slot 2 holds");
+    assert!(dec.reuse_prefix(2, 2, held2).is_ok());
+}
+
+#[test]
+fn reused_prefixes_equal_a_fresh_prefill_f32() {
+    for name in ["llama", "qwen2"] {
+        reuse_cases(name, WeightFormat::F32);
+    }
+}
+
+#[test]
+fn reused_prefixes_equal_a_fresh_prefill_int4() {
+    for (name, group) in [("llama", 32), ("qwen3", 128)] {
+        reuse_cases(name, WeightFormat::Int4 { group });
+    }
+}
