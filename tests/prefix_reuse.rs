@@ -35,13 +35,14 @@ fn fresh(model: &TextModel, tokens: &[u32], steps: usize) -> (Vec<f32>, Vec<u32>
     (logits, s.generate(tokens, steps, |_| true).unwrap())
 }
 
-/// After the prompt's rest is prefilled into `slot`: its logits and `steps` greedy tokens (decoded alone,
-/// chained) equal a fresh session's over `whole`.
-fn check_continuation(model: &TextModel, dec: &mut BatchedDecoder, slot: usize, whole: &[u32], what: &str) {
+/// After the prompt's rest is prefilled into `slot`: its logits (within `tol`) and `steps` greedy tokens
+/// (decoded alone, chained) equal a fresh session's over `whole`.
+fn check_continuation(model: &TextModel, dec: &mut BatchedDecoder, slot: usize, whole: &[u32], tol: f32, what: &str) {
     let steps = 5;
     let (want_logits, want) = fresh(model, whole, steps);
     let d = max_diff(&dec.logits(slot).unwrap(), &want_logits);
-    assert!(d <= 1e-4, "{what}: logits after the reused prefix differ by {d}");
+    eprintln!("{what}: max |logit diff| {d:.1e}");
+    assert!(d <= tol, "{what}: logits after the reused prefix differ by {d}");
     let mut got = dec.greedy_tokens(&[slot]).unwrap();
     dec.decode(&[(slot, got[0])]).unwrap();
     for _ in 2..steps {
@@ -83,7 +84,18 @@ fn reuse_cases(name: &str, format: WeightFormat) {
     dec.reuse_prefix(1, 1, held.len()).unwrap();
     assert_eq!(dec.len(1), held.len());
     dec.prefill(1, &turn2[held.len()..]).unwrap();
-    check_continuation(&model, &mut dec, 1, &turn2, &format!("{name}: next turn, same slot"));
+    // Rows a decode step wrote are the decode kernels' numbers, a rounding apart from a prefill's: the
+    // same steps in one session give the same logits; a whole prefill, the same within that rounding.
+    let mut mirror = Session::new(&model, SessionOptions::default()).unwrap();
+    mirror.prefill(&turn1).unwrap();
+    for &t in &out[..5] {
+        mirror.set_next_token(t);
+        mirror.decode_step().unwrap();
+    }
+    mirror.prefill(&turn2[held.len()..]).unwrap();
+    let d = max_diff(&dec.logits(1).unwrap(), &mirror.logits().unwrap());
+    assert!(d <= 1e-5, "{name}: next turn vs the same steps in one session: {d}");
+    check_continuation(&model, &mut dec, 1, &turn2, 1e-4, &format!("{name}: next turn, same slot"));
 
     // A shared system prompt: slot 0 decodes in batched steps with slot 1; slot 3 starts from the first
     // 18 positions of slot 0's live sequence.
@@ -97,7 +109,7 @@ fn reuse_cases(name: &str, format: WeightFormat) {
     let user_b: Vec<u32> = system.iter().copied().chain(tokens(7)).collect();
     dec.reuse_prefix(0, 3, system.len()).unwrap();
     dec.prefill(3, &user_b[system.len()..]).unwrap();
-    check_continuation(&model, &mut dec, 3, &user_b, &format!("{name}: system prompt copied from a live slot"));
+    check_continuation(&model, &mut dec, 3, &user_b, 1e-5, &format!("{name}: system prompt copied from a live slot"));
     // The source sequence is untouched: its next step equals a fresh session's.
     let a_so_far: Vec<u32> = user_a.iter().copied().chain([fed[0]]).collect();
     let next = dec.greedy_tokens(&[0]).unwrap()[0];
@@ -110,7 +122,7 @@ fn reuse_cases(name: &str, format: WeightFormat) {
     let turn: Vec<u32> = held3[..20].iter().copied().chain(tokens(3)).collect();
     dec.reuse_prefix(3, 2, 20).unwrap();
     dec.prefill(2, &turn[20..]).unwrap();
-    check_continuation(&model, &mut dec, 2, &turn, &format!("{name}: prefix of an ended slot copied"));
+    check_continuation(&model, &mut dec, 2, &turn, 1e-5, &format!("{name}: prefix of an ended slot copied"));
 
     // Refused: more positions than the source holds, or a target that is not free.
     dec.release(2);

@@ -11,6 +11,9 @@ Standard library only.
 
   python3 tools/bench_server.py --base-url http://127.0.0.1:8080 --model HuggingFaceTB/SmolLM2-135M-Instruct
   python3 tools/bench_server.py --concurrency 1,8,32 --max-tokens 256 --json bench.json
+  # Long prompts (~1000 tokens): a shared system prompt then a per-request question (what a prefix
+  # cache serves), or --cold: the per-request part first, so no two prompts share a prefix.
+  python3 tools/bench_server.py --context-words 700 --max-tokens 32
 """
 
 import argparse
@@ -24,7 +27,7 @@ import urllib.parse
 
 
 def stream_once(base, model, prompt, max_tokens, api_key, timeout):
-    """One streamed completion; returns (ttft_s, total_s, completion_tokens)."""
+    """One streamed completion; returns (ttft_s, total_s, completion_tokens, usage)."""
     u = urllib.parse.urlparse(base)
     conn = http.client.HTTPConnection(u.hostname, u.port or 80, timeout=timeout)
     body = json.dumps({
@@ -39,7 +42,7 @@ def stream_once(base, model, prompt, max_tokens, api_key, timeout):
     resp = conn.getresponse()
     if resp.status != 200:
         raise RuntimeError(f"HTTP {resp.status}: {resp.read()[:300]!r}")
-    ttft, tokens = None, 0
+    ttft, tokens, usage = None, 0, {}
     for raw in resp:
         line = raw.decode("utf-8", "replace").strip()
         if not line.startswith("data: "):
@@ -51,22 +54,42 @@ def stream_once(base, model, prompt, max_tokens, api_key, timeout):
         if "error" in chunk:
             raise RuntimeError(chunk["error"]["message"])
         if chunk.get("usage"):
-            tokens = chunk["usage"]["completion_tokens"]
+            usage = chunk["usage"]
+            tokens = usage["completion_tokens"]
         elif ttft is None and any(c.get("text") for c in chunk["choices"]):
             ttft = time.perf_counter() - t0
     total = time.perf_counter() - t0
     conn.close()
-    return (ttft if ttft is not None else total), total, tokens
+    return (ttft if ttft is not None else total), total, tokens, usage
+
+
+CONTEXT = ("The river ran past the old mill and the fisherman counted his nets while the heron waited on the "
+           "stones below the bridge. ").split()
+
+
+def prompt_for(args, request):
+    """The prompt of the request-th request: `--prompt`, or with --context-words a long context, shared by
+    every request (the unique question after it) unless --cold puts the unique part first."""
+    if args.context_words <= 0:
+        return args.prompt
+    context = " ".join(CONTEXT[i % len(CONTEXT)] for i in range(args.context_words))
+    unique = f"Request {request}."
+    if args.cold:
+        return f"{unique} {context}\n\n{args.prompt}"
+    return f"{context}\n\n{unique} {args.prompt}"
 
 
 def run_level(args, concurrency):
     results, errors = [], []
     lock = threading.Lock()
+    counter = iter(range(1 << 30))
 
     def worker():
         for _ in range(args.rounds):
+            with lock:
+                prompt = prompt_for(args, f"{concurrency}-{next(counter)}")
             try:
-                r = stream_once(args.base_url, args.model, args.prompt, args.max_tokens, args.api_key, args.timeout)
+                r = stream_once(args.base_url, args.model, prompt, args.max_tokens, args.api_key, args.timeout)
                 with lock:
                     results.append(r)
             except Exception as e:  # noqa: BLE001 - report every failure, keep measuring
@@ -91,6 +114,9 @@ def run_level(args, concurrency):
         "ttft_p90_ms": 1e3 * ttfts[int(0.9 * (len(ttfts) - 1))] if ttfts else None,
         "stream_tok_s_median": statistics.median(per_stream) if per_stream else None,
         "aggregate_tok_s": sum(r[2] for r in results) / wall if wall > 0 else None,
+        "prompt_tokens_mean": statistics.mean(r[3].get("prompt_tokens", 0) for r in results) if results else None,
+        "cached_tokens_mean": statistics.mean(
+            (r[3].get("prompt_tokens_details") or {}).get("cached_tokens", 0) for r in results) if results else None,
         "wall_s": wall,
     }
 
@@ -105,17 +131,21 @@ def main():
     p.add_argument("--concurrency", default="1,8,32", help="comma-separated levels")
     p.add_argument("--rounds", type=int, default=2, help="requests per client per level")
     p.add_argument("--timeout", type=float, default=600)
+    p.add_argument("--context-words", type=int, default=0, help="a long context of this many words before --prompt")
+    p.add_argument("--cold", action="store_true", help="with --context-words: no two prompts share a prefix")
     p.add_argument("--json", help="also write the results here")
     args = p.parse_args()
     levels = [int(c) for c in args.concurrency.split(",") if c.strip()]
     # Warm-up: pipelines compile and caches fill on the first request.
-    stream_once(args.base_url, args.model, args.prompt, 8, args.api_key, args.timeout)
+    stream_once(args.base_url, args.model, prompt_for(args, "warm-up"), 8, args.api_key, args.timeout)
     rows = [run_level(args, c) for c in levels]
     fmt = lambda v, spec: "-" if v is None else format(v, spec)  # noqa: E731
-    print(f"{'streams':>7} {'reqs':>5} {'err':>4} {'ttft p50 ms':>12} {'ttft p90 ms':>12} {'stream tok/s':>13} {'total tok/s':>12}")
+    print(f"{'streams':>7} {'reqs':>5} {'err':>4} {'ttft p50 ms':>12} {'ttft p90 ms':>12} {'stream tok/s':>13} "
+          f"{'total tok/s':>12} {'prompt':>7} {'cached':>7}")
     for r in rows:
         print(f"{r['concurrency']:>7} {r['requests']:>5} {r['errors']:>4} {fmt(r['ttft_p50_ms'], '12.1f')} "
-              f"{fmt(r['ttft_p90_ms'], '12.1f')} {fmt(r['stream_tok_s_median'], '13.1f')} {fmt(r['aggregate_tok_s'], '12.1f')}")
+              f"{fmt(r['ttft_p90_ms'], '12.1f')} {fmt(r['stream_tok_s_median'], '13.1f')} {fmt(r['aggregate_tok_s'], '12.1f')} "
+              f"{fmt(r['prompt_tokens_mean'], '7.0f')} {fmt(r['cached_tokens_mean'], '7.0f')}")
         if r["first_error"]:
             print(f"        first error: {r['first_error']}", file=sys.stderr)
     if args.json:
