@@ -76,6 +76,9 @@ fn every_invalid_completion_field_names_its_param() {
         (json!({"prompt": null}), "prompt"),
         (json!({"model": null}), "model"),
         (json!({"model": 7}), "model"),
+        // Fields this server does not know: a setting the client believes took effect.
+        (json!({"guided_json": {"type": "object"}}), "guided_json"),
+        (json!({"typical_p": 0.5}), "typical_p"),
     ];
     for (patch, param) in cases {
         let (status, v) = shared().post("/v1/completions", &merged(&base, &patch));
@@ -84,6 +87,10 @@ fn every_invalid_completion_field_names_its_param() {
         assert_eq!(v["error"]["param"], param, "{patch} -> {v}");
         assert_eq!(v["error"]["type"], "invalid_request_error");
     }
+    // OpenAI's bookkeeping fields, accepted and ignored.
+    let ok = json!({"store": true, "metadata": {"k": "v"}, "service_tier": "default", "user": "u", "prompt_cache_key": "c", "safety_identifier": "s"});
+    let (status, v) = shared().post("/v1/completions", &merged(&base, &ok));
+    assert_eq!(status, 200, "{v}");
 }
 
 #[test]
@@ -118,6 +125,8 @@ fn every_invalid_chat_field_names_its_param() {
         (json!({"max_tokens": 100000}), "max_tokens"),
         (json!({"temperature": 9}), "temperature"),
         (json!({"stop": [1]}), "stop"),
+        (json!({"web_search_options": {}}), "web_search_options"),
+        (json!({"mirostat": 2}), "mirostat"),
     ];
     for (patch, param) in cases {
         let (status, v) = shared().post("/v1/chat/completions", &merged(&base, &patch));
@@ -131,6 +140,8 @@ fn every_invalid_chat_field_names_its_param() {
         json!({"tools": [], "tool_choice": "none"}),
         json!({"tool_choice": "none"}),
         json!({"tools": [], "tool_choice": "auto"}),
+        // OpenAI's bookkeeping fields, accepted and ignored.
+        json!({"store": false, "metadata": {"k": "v"}, "service_tier": "auto", "user": "u", "prompt_cache_key": "c", "safety_identifier": "s"}),
         json!({"messages": [{"role": "user", "content": "a"}, {"role": "assistant", "content": null}, {"role": "user", "content": "b"}]}),
     ] {
         let (status, v) = shared().post("/v1/chat/completions", &merged(&base, &ok));

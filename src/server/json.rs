@@ -48,6 +48,12 @@ pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
             (Some(parent), Some(field)) => Some(format!("{parent}.{field}")),
             (parent, field) => field.or(parent),
         };
+        if let Some(field) = unknown_field(&inner) {
+            let message = format!("unrecognized request argument supplied: {field}");
+            // serde_path_to_error's path already ends with the unknown field.
+            let param = known_path(&e.path().to_string()).unwrap_or(field);
+            return ApiError::InvalidRequest { message, param: Some(param) };
+        }
         ApiError::InvalidRequest { message: format!("invalid request body: {inner}"), param }
     })?;
     de.end().map_err(|e| ApiError::InvalidRequest { message: format!("invalid request body: {e}"), param: None })?;
@@ -63,6 +69,12 @@ fn known_path(path: &str) -> Option<String> {
 /// serde reports a missing (or repeated) field at the parent's path; the field is the param.
 fn missing_field(msg: &str) -> Option<String> {
     let rest = msg.strip_prefix("missing field `").or_else(|| msg.strip_prefix("duplicate field `"))?;
+    Some(rest[..rest.find('`')?].to_string())
+}
+
+/// The field of serde's "unknown field `x`, expected one of ...".
+fn unknown_field(msg: &str) -> Option<String> {
+    let rest = msg.strip_prefix("unknown field `")?;
     Some(rest[..rest.find('`')?].to_string())
 }
 
@@ -114,5 +126,23 @@ mod tests {
             Some("inner.include_usage")
         );
         assert!(parse::<Req>(br#"{"model": "m", "extra": 1}"#).is_ok());
+    }
+
+    #[derive(serde::Deserialize, Debug)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Strict {
+        model: String,
+    }
+
+    #[test]
+    fn an_unknown_field_is_named() {
+        match parse::<Strict>(br#"{"model": "m", "guided_json": {}}"#) {
+            Err(ApiError::InvalidRequest { message, param }) => {
+                assert_eq!(param.as_deref(), Some("guided_json"));
+                assert_eq!(message, "unrecognized request argument supplied: guided_json");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }

@@ -6,7 +6,10 @@ use serde::{Deserialize, Serialize};
 
 use super::{StreamOptions, Usage};
 
+/// Any other field is a 400 naming it, as OpenAI answers: a field this server would silently ignore
+/// is a setting the client believes took effect.
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ChatRequest {
     pub model: String,
     pub messages: Vec<ChatMessageIn>,
@@ -50,6 +53,12 @@ pub struct ChatRequest {
     pub audio: Option<serde_json::Value>,
     /// Extension: do not stop at end-of-sequence tokens.
     pub ignore_eos: Option<bool>,
+    /// Accepted and ignored (OpenAI's bookkeeping and routing hints; nothing here stores or routes).
+    pub store: Option<serde_json::Value>,
+    pub metadata: Option<serde_json::Value>,
+    pub service_tier: Option<serde_json::Value>,
+    pub prompt_cache_key: Option<serde_json::Value>,
+    pub safety_identifier: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Deserialize)]

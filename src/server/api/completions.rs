@@ -6,7 +6,10 @@ use serde::{Deserialize, Serialize, Serializer};
 
 use super::{StreamOptions, Usage};
 
+/// Any other field is a 400 naming it, as OpenAI answers: a field this server would silently ignore
+/// is a setting the client believes took effect.
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CompletionRequest {
     pub model: String,
     /// string | string[] | token ids | list of token-id lists.
@@ -41,6 +44,12 @@ pub struct CompletionRequest {
     pub response_format: Option<serde_json::Value>,
     /// Extension (vLLM's): one of json, json_object, regex, choice, grammar.
     pub structured_outputs: Option<serde_json::Value>,
+    /// Accepted and ignored (OpenAI's bookkeeping and routing hints; nothing here stores or routes).
+    pub store: Option<serde_json::Value>,
+    pub metadata: Option<serde_json::Value>,
+    pub service_tier: Option<serde_json::Value>,
+    pub prompt_cache_key: Option<serde_json::Value>,
+    pub safety_identifier: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Serialize)]
