@@ -60,17 +60,29 @@ pub trait TextBackend {
 pub struct SessionPool {
     sessions: Vec<Session>,
     max_context: usize,
+    /// Released slots whose session still holds its last sequence (reset when a new one starts from
+    /// nothing; kept when it continues that sequence, `reuse_prefix`).
+    ended: Vec<bool>,
 }
 
 impl SessionPool {
     pub fn new(model: &TextModel, slots: usize) -> Result<Self, ModelError> {
         let sessions =
             (0..slots).map(|_| Session::new(model, SessionOptions::default())).collect::<Result<Vec<_>, _>>()?;
-        Ok(SessionPool { sessions, max_context: model.max_context() })
+        Ok(SessionPool { ended: vec![false; sessions.len()], sessions, max_context: model.max_context() })
     }
 
     fn session(&mut self, slot: Slot) -> Result<&mut Session, BackendError> {
         self.sessions.get_mut(slot).ok_or(BackendError::NoSlot(slot))
+    }
+
+    /// The slot's session for a new or continuing sequence: one a released sequence left is reset.
+    fn live_session(&mut self, slot: Slot) -> Result<&mut Session, BackendError> {
+        let s = self.sessions.get_mut(slot).ok_or(BackendError::NoSlot(slot))?;
+        if std::mem::take(&mut self.ended[slot]) {
+            s.reset();
+        }
+        Ok(s)
     }
 }
 
@@ -84,11 +96,11 @@ impl TextBackend for SessionPool {
     }
 
     fn prefill(&mut self, slot: Slot, tokens: &[u32]) -> Result<(), BackendError> {
-        Ok(self.session(slot)?.prefill(tokens)?)
+        Ok(self.live_session(slot)?.prefill(tokens)?)
     }
 
     fn prefill_all_logits(&mut self, slot: Slot, tokens: &[u32]) -> Result<Vec<f32>, BackendError> {
-        Ok(self.session(slot)?.prefill_all_logits(tokens)?)
+        Ok(self.live_session(slot)?.prefill_all_logits(tokens)?)
     }
 
     fn decode(&mut self, batch: &[(Slot, u32)]) -> Result<(), BackendError> {
@@ -111,9 +123,22 @@ impl TextBackend for SessionPool {
     }
 
     fn release(&mut self, slot: Slot) {
-        if let Some(s) = self.sessions.get_mut(slot) {
-            s.reset();
+        if let Some(ended) = self.ended.get_mut(slot) {
+            *ended = true;
         }
+    }
+
+    /// Within one slot only (sessions do not share caches): a chat's next turn. With recurrent state,
+    /// only the whole previous sequence can be continued.
+    fn reuse_prefix(&mut self, from: Slot, to: Slot, n: usize) -> Result<bool, BackendError> {
+        if from != to || !self.ended.get(to).copied().ok_or(BackendError::NoSlot(to))? {
+            return Ok(false);
+        }
+        if self.session(to)?.truncate(n) {
+            self.ended[to] = false;
+            return Ok(true);
+        }
+        Ok(false)
     }
 }
 

@@ -74,7 +74,12 @@ def test_chat(client, model):
     assert chunks[0].choices[0].delta.role == "assistant"
     text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
     assert text == msg.content
-    assert chunks[-1].usage == r.usage
+    streamed = chunks[-1].usage
+    assert (streamed.prompt_tokens, streamed.completion_tokens, streamed.total_tokens) == (
+        r.usage.prompt_tokens, r.usage.completion_tokens, r.usage.total_tokens)
+    # The same prompt again: all of it but its last token may come from the prefix cache.
+    for u in (r.usage, streamed):
+        assert 0 <= u.prompt_tokens_details.cached_tokens < u.prompt_tokens
     # max_completion_tokens is the newer name.
     r2 = client.chat.completions.create(model=model, messages=MESSAGES, max_completion_tokens=3, temperature=0)
     assert r2.usage.completion_tokens <= 3

@@ -257,6 +257,18 @@ impl Session {
         }
     }
 
+    /// Keeps the sequence's first `n` tokens so the next prefill continues after them (a new sequence
+    /// sharing that prefix). Recurrent state (conv windows, delta-rule matrices) describes the whole
+    /// sequence only, so a session with it can keep all of it and nothing less. false: not possible.
+    pub fn truncate(&mut self, n: usize) -> bool {
+        let recurrent = self.io.recurrent_buffers().next().is_some();
+        if n > self.pos || (recurrent && n < self.pos) {
+            return false;
+        }
+        self.pos = n;
+        true
+    }
+
     pub fn max_seq(&self) -> usize {
         self.io.max_seq
     }
