@@ -3,6 +3,8 @@
 # same port and GPU, each measured twice (A B A B), with tools/bench_server.py.
 #   bash tools/bench_server_peer.sh <gerbil binary> <llama-server binary> <model.gguf> [bench_server.py args...]
 # Defaults: 32 slots each, --concurrency 1,8,32 --rounds 3 (128 tokens per request, greedy, streamed).
+# Long shared prompts and the prefix cache: ... --context-words 800 --max-tokens 32 (add --cold for prompts that
+# share nothing); NO_PREFIX_CACHE_TOO=1 also runs gerbil with --no-prefix-cache.
 set -euo pipefail
 gerbil=$1 llama=$2 model=$3
 shift 3
@@ -29,5 +31,9 @@ run() {
 }
 for round in 1 2; do
   run "gerbil-$round" "$gerbil" serve --config "$config" --model "$model" --served-model-name smol
+  if [ "${NO_PREFIX_CACHE_TOO:-0}" = 1 ]; then
+    run "gerbil-no-prefix-cache-$round" "$gerbil" serve --config "$config" --model "$model" --served-model-name smol \
+      --no-prefix-cache
+  fi
   run "llama-server-$round" "$llama" -m "$model" -np 32 -c 65536 -ngl 99 --port 8080 -a smol
 done
