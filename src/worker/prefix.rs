@@ -101,15 +101,18 @@ mod tests {
     #[test]
     fn a_live_sequences_prefix_is_copied_into_the_least_recently_used_free_slot() {
         let mut c = PrefixCache::new(4, true);
-        c.keep(1, tokens(200..240));
+        // Kept out of slot order, so the least recently used is not simply the first free slot.
         c.keep(2, tokens(300..340));
+        c.keep(1, tokens(200..240));
         let live_kv = tokens(0..50);
         let live = [Some(live_kv.as_slice()), None, None, None];
         // Slot 3 never held anything: it goes first, keeping both kept prefixes.
         assert_eq!(c.choose(&live, &tokens(0..45)), Placement { target: 3, source: 0, reuse: 45 });
         c.keep(3, tokens(400..440));
-        // Now every free slot holds something: the one kept first (slot 1) is evicted.
-        assert_eq!(c.choose(&live, &tokens(0..45)), Placement { target: 1, source: 0, reuse: 45 });
+        // Now every free slot holds something: the one kept first (slot 2) is evicted.
+        assert_eq!(c.choose(&live, &tokens(0..45)), Placement { target: 2, source: 0, reuse: 45 });
+        c.keep(2, tokens(500..540));
+        assert_eq!(c.choose(&live, &tokens(0..45)).target, 1);
     }
 
     #[test]
