@@ -35,6 +35,12 @@ fn a_continued_prompt_reuses_the_cached_prefix() {
     assert_eq!(cached(&v), first.len() as u64, "{v}");
     assert_eq!(v["usage"]["prompt_tokens"], second.len());
     assert_eq!(texts(&v), vec![r.decode(&r.greedy(&second, 5, true))], "text after a reused prefix");
+    // llama-server's cache_prompt: false prefills it all, with the same text.
+    let mut uncached = body(&second);
+    uncached["cache_prompt"] = json!(false);
+    let (_, u) = server.post("/v1/completions", &uncached);
+    assert_eq!(cached(&u), 0, "{u}");
+    assert_eq!(texts(&u), texts(&v));
     // The whole previous sequence (prompt and fed tokens) continued: all of it is reused.
     let held: Vec<u32> = second.iter().chain(&r.greedy(&second, 5, true)[..4]).copied().collect();
     let third: Vec<u32> = held.iter().copied().chain(tokens(3, 3)).collect();
@@ -47,7 +53,7 @@ fn a_continued_prompt_reuses_the_cached_prefix() {
     assert_eq!(stream_texts(&chunks).0, vec![r.decode(&r.greedy(&third, 5, true))]);
     let labels = [("model", MODEL)];
     assert_eq!(server.metric("gerbil_prefix_cache_hits_total", &labels), 2.0);
-    assert_eq!(server.metric("gerbil_prefix_cache_misses_total", &labels), 1.0);
+    assert_eq!(server.metric("gerbil_prefix_cache_misses_total", &labels), 2.0);
     assert_eq!(server.metric("gerbil_prefix_cache_tokens_total", &labels), (first.len() + held.len()) as f64);
 }
 

@@ -181,6 +181,7 @@ fn run(setup: Setup, seqs: &[Seq]) -> (Vec<Outcome>, Seen) {
                 logprobs: None,
                 prompt_logprobs: false,
                 ignore_eos: s.ignore_eos,
+                cache_prompt: true,
                 events: tx,
                 stopped: Arc::new(AtomicBool::new(false)),
                 constraint: None,

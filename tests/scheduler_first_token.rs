@@ -107,6 +107,7 @@ fn four_at_once(sampled: bool) -> (PrefillLog, Vec<Vec<u32>>) {
                 logprobs: None,
                 prompt_logprobs: false,
                 ignore_eos: false,
+                cache_prompt: true,
                 events: tx,
                 stopped: Arc::new(AtomicBool::new(false)),
                 constraint: None,

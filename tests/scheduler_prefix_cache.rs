@@ -166,6 +166,7 @@ impl Harness {
             logprobs: prompt_logprobs.then_some(0),
             prompt_logprobs,
             ignore_eos: false,
+            cache_prompt: true,
             events: tx,
             stopped: Arc::new(AtomicBool::new(false)),
             constraint: None,
@@ -175,7 +176,14 @@ impl Harness {
 
     /// Runs requests (queued together) to the end; what each client received.
     fn run(&mut self, requests: &[(&[u32], usize, bool)]) -> Vec<Received> {
-        let (seqs, mut rxs): (Vec<_>, Vec<_>) = requests.iter().map(|&(p, max, lp)| Self::sequence(p, max, lp)).unzip();
+        self.run_with(requests, true)
+    }
+
+    /// `run`, each request with `cache_prompt` as given.
+    fn run_with(&mut self, requests: &[(&[u32], usize, bool)], cache_prompt: bool) -> Vec<Received> {
+        let (mut seqs, mut rxs): (Vec<ValidSequence>, Vec<_>) =
+            requests.iter().map(|&(p, max, lp)| Self::sequence(p, max, lp)).unzip();
+        seqs.iter_mut().for_each(|s| s.cache_prompt = cache_prompt);
         self.sched.enqueue(ValidGenerate { model: 0, sequences: seqs, received: Instant::now() });
         let mut steps = 0;
         while !self.sched.is_idle() {
@@ -301,6 +309,12 @@ fn short_common_prefixes_and_scored_prompts_are_prefilled_whole() {
     h.take_log();
     let r = h.run(&[(&short, 1, false)]);
     assert!(h.take_log().reuses.is_empty());
+    assert_eq!(r[0].cached, Some(0));
+    // A request that asks for no reuse (llama-server's cache_prompt: false).
+    let r = h.run_with(&[(&p, 1, false)], false);
+    let log = h.take_log();
+    assert!(log.reuses.is_empty(), "cache_prompt false: {:?}", log.reuses);
+    assert_eq!(log.prefills.iter().map(|p| p.1.len()).sum::<usize>(), p.len());
     assert_eq!(r[0].cached, Some(0));
     // Prompt logprobs need every prompt token's logits.
     let r = h.run(&[(&short, 1, true)]);

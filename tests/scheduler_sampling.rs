@@ -57,6 +57,7 @@ fn generate(prompt: Vec<u32>, repetition_penalty: f32) -> Vec<u32> {
         logprobs: None,
         prompt_logprobs: false,
         ignore_eos: false,
+        cache_prompt: true,
         events: tx,
         stopped: Arc::new(AtomicBool::new(false)),
         constraint: None,

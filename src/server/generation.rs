@@ -121,6 +121,7 @@ impl Generation {
                     logprobs: spec.logprobs,
                     prompt_logprobs,
                     ignore_eos: spec.checked.ignore_eos,
+                    cache_prompt: spec.checked.cache_prompt,
                     events: tx,
                     stopped: stopped.clone(),
                     constraint: spec.constraint.as_ref().map(Constraint::fork),

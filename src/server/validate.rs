@@ -28,6 +28,7 @@ pub struct CommonFields<'a> {
     pub stream: Option<bool>,
     pub stream_options: Option<&'a StreamOptions>,
     pub ignore_eos: Option<bool>,
+    pub cache_prompt: Option<bool>,
 }
 
 /// The shared fields, checked.
@@ -39,6 +40,8 @@ pub struct Checked {
     pub stream: bool,
     pub include_usage: bool,
     pub ignore_eos: bool,
+    /// May the prompt start from a prefix another sequence left in the KV cache (llama-server's field).
+    pub cache_prompt: bool,
 }
 
 pub const MAX_STOP: usize = 4;
@@ -107,6 +110,7 @@ pub fn check_common(c: &CommonFields<'_>, entry: &ModelEntry, limits: &Limits) -
         stream,
         include_usage: c.stream_options.is_some_and(|o| o.include_usage),
         ignore_eos: c.ignore_eos.unwrap_or(false),
+        cache_prompt: c.cache_prompt.unwrap_or(true),
     })
 }
 

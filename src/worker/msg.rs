@@ -23,6 +23,8 @@ pub struct ValidSequence {
     pub prompt_logprobs: bool,
     /// Keep going past end-of-sequence tokens (benchmarks, tests).
     pub ignore_eos: bool,
+    /// May start from a prefix another sequence left in the KV cache (the prefix cache).
+    pub cache_prompt: bool,
     pub events: UnboundedSender<SeqEvent>,
     /// Set by the HTTP side when a stop string ended the sequence, before it drops the event
     /// receiver: the worker then counts the release as a stop, not as a client that went away.

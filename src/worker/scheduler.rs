@@ -195,7 +195,7 @@ impl Scheduler {
     /// prompt tokens reused. At least the prompt's last token is prefilled (its logits give the first
     /// token), and a request scoring its prompt (prompt logprobs) prefills all of it.
     fn place(&mut self, req: &ValidSequence) -> (Slot, usize) {
-        let usable = if req.prompt_logprobs { 0 } else { req.prompt.len().saturating_sub(1) };
+        let usable = if req.prompt_logprobs || !req.cache_prompt { 0 } else { req.prompt.len().saturating_sub(1) };
         let live: Vec<Option<&[u32]>> = self.slots.iter().map(|s| s.as_ref().map(|a| a.kv.as_slice())).collect();
         let Placement { target, source, reuse: n } = self.prefixes.choose(&live, &req.prompt[..usable]);
         self.prefixes.forget(target);

@@ -53,6 +53,8 @@ pub struct ChatRequest {
     pub audio: Option<serde_json::Value>,
     /// Extension: do not stop at end-of-sequence tokens.
     pub ignore_eos: Option<bool>,
+    /// Extension (llama-server's): false prefills the whole prompt, reusing no cached prefix.
+    pub cache_prompt: Option<bool>,
     /// Accepted and ignored (OpenAI's bookkeeping and routing hints; nothing here stores or routes).
     pub store: Option<serde_json::Value>,
     pub metadata: Option<serde_json::Value>,

@@ -44,6 +44,8 @@ pub struct CompletionRequest {
     pub response_format: Option<serde_json::Value>,
     /// Extension (vLLM's): one of json, json_object, regex, choice, grammar.
     pub structured_outputs: Option<serde_json::Value>,
+    /// Extension (llama-server's): false prefills the whole prompt, reusing no cached prefix.
+    pub cache_prompt: Option<bool>,
     /// Accepted and ignored (OpenAI's bookkeeping and routing hints; nothing here stores or routes).
     pub store: Option<serde_json::Value>,
     pub metadata: Option<serde_json::Value>,

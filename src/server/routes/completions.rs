@@ -113,6 +113,7 @@ fn common(r: &CompletionRequest) -> CommonFields<'_> {
         stream: r.stream,
         stream_options: r.stream_options.as_ref(),
         ignore_eos: r.ignore_eos,
+        cache_prompt: r.cache_prompt,
     }
 }
 
