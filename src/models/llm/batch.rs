@@ -14,6 +14,8 @@
 
 use std::sync::Arc;
 
+mod prefix;
+
 use super::{Session, SessionOptions, TextModel};
 use crate::gpu::Gpu;
 use crate::graph::{DeviceTensor, Plan, PlanOptions, TensorId};
@@ -553,50 +555,5 @@ impl BatchedDecoder {
                 _ => prefilled[s],
             })
             .collect())
-    }
-
-    /// Ends the slot's sequence. Its K/V stay in the slot's region (single-sequence steps' rows are
-    /// copied there first) until a new sequence overwrites them, so the next one may start from a
-    /// prefix of it (`reuse_prefix`).
-    pub fn release(&mut self, slot: Slot) {
-        if slot < self.pos.len() {
-            if self.unflushed.is_some_and(|(s, _)| s == slot) {
-                self.flush();
-            }
-            self.kept[slot] = self.pos[slot];
-            self.pos[slot] = 0;
-            self.last[slot] = Last::None;
-        }
-    }
-
-    /// Starts a new sequence in the free slot `to` with the first `n` positions of the K/V that slot
-    /// `from` holds (its live sequence, or the one it held when released; `from` may be `to`). The
-    /// caller knows the tokens behind them. The next `prefill` appends after position `n`.
-    pub fn reuse_prefix(&mut self, from: Slot, to: Slot, n: usize) -> Result<(), ModelError> {
-        self.check_slot(from)?;
-        self.check_slot(to)?;
-        let held = self.pos[from].max(self.kept[from]);
-        if n > held || self.pos[to] != 0 || n > self.io.max_seq {
-            return Err(ModelError::Unsupported(format!(
-                "reusing {n} positions of slot {from} (it holds {held}) in slot {to} (holding {})",
-                self.pos[to]
-            )));
-        }
-        if from != to {
-            // The caches are one buffer and a copy may not read and write the same buffer: the rows
-            // go through the scratch cache, which then holds the new sequence's prefix.
-            self.flush();
-            let mut enc = self.gpu.device.create_command_encoder(&Default::default());
-            self.copy_kv(&mut enc, from, 0, n, false);
-            self.copy_kv(&mut enc, to, 0, n, true);
-            self.gpu.queue.submit([enc.finish()]);
-            self.scratch_holds = Some((to, n));
-        } else if let Some((s, m)) = self.scratch_holds.filter(|&(s, _)| s == to) {
-            self.scratch_holds = Some((s, m.min(n)));
-        }
-        self.kept[to] = 0;
-        self.pos[to] = n;
-        self.last[to] = Last::None;
-        Ok(())
     }
 }
