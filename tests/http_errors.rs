@@ -123,6 +123,13 @@ fn every_invalid_chat_field_names_its_param() {
         (json!({"audio": {"voice": "alloy", "format": "wav"}}), "audio"),
         (json!({"max_completion_tokens": 0}), "max_completion_tokens"),
         (json!({"max_tokens": 100000}), "max_tokens"),
+        (json!({"max_completion_tokens": 5, "max_tokens": 100000}), "max_tokens"),
+        (
+            json!({"tools": [{"type": "function", "function": {"name": "f", "strict": "yes"}}]}),
+            "tools[0].function.strict",
+        ),
+        (json!({"n": 1.5}), "n"),
+        (json!({"modalities": []}), "modalities"),
         (json!({"temperature": 9}), "temperature"),
         (json!({"stop": [1]}), "stop"),
         (json!({"web_search_options": {}}), "web_search_options"),
@@ -147,6 +154,25 @@ fn every_invalid_chat_field_names_its_param() {
         let (status, v) = shared().post("/v1/chat/completions", &merged(&base, &ok));
         assert_eq!(status, 200, "{ok} -> {v}");
     }
+}
+
+/// JSON has one number type: `2.0` is the integer 2 (JSON Schema's `integer` says so, and Python's json
+/// writes whole floats that way), in every integer field; a fraction is still refused.
+#[test]
+fn whole_numbers_written_as_floats_are_integers() {
+    let s = shared();
+    let body = json!({"model": MODEL, "prompt": PROMPT, "max_tokens": 3.0, "n": 2.0, "temperature": 0, "seed": 7.0, "ignore_eos": true});
+    let (status, v) = s.post("/v1/completions", &body);
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["choices"].as_array().unwrap().len(), 2, "{v}");
+    assert_eq!(v["usage"]["completion_tokens"], 6, "{v}");
+    let (status, v) = s.post("/detokenize", &json!({"model": MODEL, "tokens": [30.0, 3.1e1]}));
+    assert_eq!(status, 200, "{v}");
+    let (_, want) = s.post("/detokenize", &json!({"model": MODEL, "tokens": [30, 31]}));
+    assert_eq!(v, want);
+    let (status, v) = s.post("/v1/completions", &json!({"model": MODEL, "prompt": PROMPT, "max_tokens": 2.5}));
+    assert_eq!(status, 400, "{v}");
+    assert_eq!(v["error"]["param"], "max_tokens", "{v}");
 }
 
 #[test]

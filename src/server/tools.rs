@@ -162,7 +162,15 @@ fn check_tool(t: &Value, i: usize) -> Result<Tool, ApiError> {
             ))
         }
     };
-    let description = f.get("description").and_then(Value::as_str).map(String::from);
+    let description = match f.get("description") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(d)) => Some(d.clone()),
+        Some(_) => return Err(ApiError::invalid(&format!("{param}.function.description"), "description must be text")),
+    };
+    // Accepted (every call is held to its parameters' schema when a grammar applies), but typed.
+    if !matches!(f.get("strict"), None | Some(Value::Null | Value::Bool(_))) {
+        return Err(ApiError::invalid(&format!("{param}.function.strict"), "strict must be true or false"));
+    }
     Ok(Tool { name: name.to_string(), description, parameters })
 }
 
@@ -240,6 +248,12 @@ mod tests {
         );
         let bad_params = json!([{"type": "function", "function": {"name": "f", "parameters": [1]}}]);
         assert_eq!(param_of(bad_params, json!("auto")), "tools[0].function.parameters");
+        let bad_description = json!([{"type": "function", "function": {"name": "f", "description": 1}}]);
+        assert_eq!(param_of(bad_description, json!("auto")), "tools[0].function.description");
+        let bad_strict = json!([{"type": "function", "function": {"name": "f", "strict": {}}}]);
+        assert_eq!(param_of(bad_strict, json!("auto")), "tools[0].function.strict");
+        let typed = json!([{"type": "function", "function": {"name": "f", "description": "d", "strict": true}}]);
+        assert_eq!(check(Some(&typed), None, None).unwrap().unwrap().tools[0].description.as_deref(), Some("d"));
         assert_eq!(param_of(json!({"a": 1}), json!("auto")), "tools");
     }
 

@@ -69,6 +69,12 @@ pub async fn handle(
     };
     let budget = Budget { requested, param, default: usize::MAX, min: 1, prompt_param: "messages" };
     let max_tokens = fit_max_tokens(&budget, tokens.len(), entry, &state.limits)?;
+    // max_tokens, overridden by max_completion_tokens, is still held to the same limits (a value the
+    // server would refuse alone is refused, not silently dropped).
+    if let (Some(_), Some(overridden)) = (req.max_completion_tokens, req.max_tokens) {
+        let budget = Budget { requested: Some(overridden), param: "max_tokens", ..budget };
+        fit_max_tokens(&budget, tokens.len(), entry, &state.limits)?;
+    }
     let (stream, include_usage, n) = (checked.stream, checked.include_usage, checked.n);
     let constraint = match tool_req.as_ref().and_then(ToolRequest::grammar) {
         Some(grammar) => {

@@ -54,6 +54,8 @@ pub async fn tokenize(
 ) -> Result<Json<TokenizeResponse>, ApiError> {
     let model = state.model(&req.model)?;
     let entry = model.entry();
+    // Checked with a prompt too (where they are not rendered): a malformed field is refused either way.
+    let tools = crate::server::tools::check(req.tools.as_ref(), req.tool_choice.as_ref(), None)?;
     let tokens = match (&req.prompt, &req.messages) {
         (Some(prompt), None) => {
             let add_special = req.add_special_tokens.unwrap_or(true);
@@ -71,7 +73,6 @@ pub async fn tokenize(
                 .as_ref()
                 .map_err(|why| ApiError::invalid("messages", format!("chat is unavailable for this model: {why}")))?;
             let messages = convert_messages(messages)?;
-            let tools = crate::server::tools::check(req.tools.as_ref(), req.tool_choice.as_ref(), None)?;
             let text = render_prompt(template, &messages, tools.as_ref(), req.add_generation_prompt.unwrap_or(true))?;
             // The template placed any special tokens itself, as chat completions encode it.
             entry.tokenizer.encode(&text, false).map_err(|e| ApiError::invalid("messages", e.to_string()))?
