@@ -162,6 +162,27 @@ pub struct Limits {
     /// A new sequence starts from the longest prefix of its prompt that a slot's KV cache holds.
     #[serde(default = "default_prefix_cache")]
     pub prefix_cache: bool,
+    /// A connection's request headers must all arrive within this many seconds.
+    #[serde(default = "default_header_read_timeout_s")]
+    pub header_read_timeout_s: u64,
+    /// A request's whole body must arrive within this many seconds of its headers (408 otherwise).
+    #[serde(default = "default_body_read_timeout_s")]
+    pub body_read_timeout_s: u64,
+    /// On SIGTERM / Ctrl-C, open requests get this many seconds to finish before they are cut off.
+    #[serde(default = "default_shutdown_grace_s")]
+    pub shutdown_grace_s: u64,
+}
+
+fn default_header_read_timeout_s() -> u64 {
+    10
+}
+
+fn default_body_read_timeout_s() -> u64 {
+    60
+}
+
+fn default_shutdown_grace_s() -> u64 {
+    30
 }
 
 fn default_prefix_cache() -> bool {
@@ -372,6 +393,18 @@ fn models_list<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<ModelSpec>,
 impl Limits {
     pub fn request_timeout(&self) -> Duration {
         Duration::from_secs(self.request_timeout_s)
+    }
+
+    pub fn header_read_timeout(&self) -> Duration {
+        Duration::from_secs(self.header_read_timeout_s)
+    }
+
+    pub fn body_read_timeout(&self) -> Duration {
+        Duration::from_secs(self.body_read_timeout_s)
+    }
+
+    pub fn shutdown_grace(&self) -> Duration {
+        Duration::from_secs(self.shutdown_grace_s)
     }
 }
 

@@ -43,6 +43,9 @@ fn schemathesis(server: &TestServer, vocab: usize, extra: &[&str]) -> bool {
         "none",
         "--request-timeout",
         "120",
+        // Software Vulkan on a CI machine: a transcription or a speech request may take tens of seconds.
+        "--max-response-time",
+        "120",
         "--workers",
         "1",
     ];

@@ -79,7 +79,7 @@ fn file_then_flags() {
 fn typos_and_zero_limits_are_refused() {
     let path = config_path("gerbil-config-bad");
     std::fs::write(&path, "[limits]\nmax_slot = 3\n").unwrap();
-    let err = ServeConfig::load(&ServeArgs { config: Some(path), ..Default::default() }).unwrap_err();
+    let err = ServeConfig::load(&ServeArgs { config: Some(path.clone()), ..Default::default() }).unwrap_err();
     assert!(err.to_string().contains("max_slot"), "{err}");
     let err = ServeConfig::load(&ServeArgs { max_slots: Some(0), ..Default::default() }).unwrap_err();
     assert!(err.to_string().contains("max_slots"), "{err}");
@@ -88,6 +88,21 @@ fn typos_and_zero_limits_are_refused() {
     assert!(err.to_string().contains("request_timeout_s"), "{err}");
     let err = ServeConfig::load(&ServeArgs { max_queue: Some(usize::MAX), ..Default::default() }).unwrap_err();
     assert!(err.to_string().contains("max_queue"), "{err}");
+    // The read deadlines and the grace period, each alone: 0 (except the grace) and past 30 days.
+    for (toml, field) in [
+        ("header_read_timeout_s = 0", "header_read_timeout_s"),
+        ("body_read_timeout_s = 0", "body_read_timeout_s"),
+        ("header_read_timeout_s = 2592001", "header_read_timeout_s"),
+        ("body_read_timeout_s = 2592001", "body_read_timeout_s"),
+        ("shutdown_grace_s = 2592001", "shutdown_grace_s"),
+    ] {
+        std::fs::write(&path, format!("[limits]\n{toml}\n")).unwrap();
+        let err = ServeConfig::load(&ServeArgs { config: Some(path.clone()), ..Default::default() }).unwrap_err();
+        assert!(err.to_string().contains(field), "{toml}: {err}");
+    }
+    std::fs::write(&path, "[limits]\nshutdown_grace_s = 0\nheader_read_timeout_s = 2592000\n").unwrap();
+    let limits = ServeConfig::load(&ServeArgs { config: Some(path.clone()), ..Default::default() }).unwrap().limits;
+    assert_eq!((limits.shutdown_grace_s, limits.header_read_timeout_s, limits.body_read_timeout_s), (0, 2592000, 60));
     // Two transcription models with one folder name, or one named like an LLM.
     let stt = vec!["/x/a/whisper".into(), "/y/b/whisper".into()];
     let err = ServeConfig::load(&ServeArgs { stt_models: stt, ..Default::default() }).unwrap_err();

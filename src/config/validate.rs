@@ -32,16 +32,23 @@ impl ServeConfig {
             ("limits.prefill_chunk", l.prefill_chunk),
             ("limits.request_timeout_s", l.request_timeout_s as usize),
             ("limits.body_limit_bytes", l.body_limit_bytes),
+            ("limits.header_read_timeout_s", l.header_read_timeout_s as usize),
+            ("limits.body_read_timeout_s", l.body_read_timeout_s as usize),
         ];
         if let Some((name, _)) = positive.iter().find(|(_, v)| *v == 0) {
             return Err(ConfigError::Invalid(format!("{name} must be at least 1")));
         }
         // Upper bounds where a huge value would overflow (a deadline past the clock's range, a
         // semaphore past its permits) rather than mean "unlimited".
-        if l.request_timeout_s > MAX_REQUEST_TIMEOUT_S {
-            return Err(ConfigError::Invalid(format!(
-                "limits.request_timeout_s must be at most {MAX_REQUEST_TIMEOUT_S} (30 days)"
-            )));
+        for (name, secs) in [
+            ("limits.request_timeout_s", l.request_timeout_s),
+            ("limits.header_read_timeout_s", l.header_read_timeout_s),
+            ("limits.body_read_timeout_s", l.body_read_timeout_s),
+            ("limits.shutdown_grace_s", l.shutdown_grace_s),
+        ] {
+            if secs > MAX_REQUEST_TIMEOUT_S {
+                return Err(ConfigError::Invalid(format!("{name} must be at most {MAX_REQUEST_TIMEOUT_S} (30 days)")));
+            }
         }
         if l.max_queue > MAX_QUEUE {
             return Err(ConfigError::Invalid(format!("limits.max_queue must be at most {MAX_QUEUE}")));

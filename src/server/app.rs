@@ -19,7 +19,9 @@ use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
 use super::auth::{require_api_key, ApiKey};
+use super::deadline::body_deadline;
 use super::error::{not_found, openai_error_shape};
+use super::listen::{serve, ListenOptions};
 use super::routes;
 use crate::config::{Limits, ServeConfig};
 use crate::worker::{Metrics, WorkerHandle};
@@ -67,7 +69,9 @@ pub fn router(state: Arc<AppState>, cfg: &ServeConfig) -> Router {
     // error-shape rewrite sits outside the body limit and the timeout so their
     // bare 413 / 408 answers get OpenAI's error body. Compression skips
     // text/event-stream by default.
+    let body_read_timeout = cfg.limits.body_read_timeout();
     let app = app
+        .layer(middleware::from_fn(move |req: Request, next: Next| body_deadline(body_read_timeout, req, next)))
         .layer(DefaultBodyLimit::disable())
         .layer(RequestBodyLimitLayer::new(json_limit(&cfg.limits)))
         .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, backstop(&cfg.limits)))
@@ -132,7 +136,7 @@ pub struct Server {
     pub addr: SocketAddr,
     pub worker: WorkerHandle,
     shutdown: Option<oneshot::Sender<()>>,
-    task: tokio::task::JoinHandle<std::io::Result<()>>,
+    task: tokio::task::JoinHandle<()>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
@@ -151,19 +155,18 @@ pub async fn start(cfg: ServeConfig) -> Result<Server, StartError> {
     let state = Arc::new(AppState { worker: worker.clone(), limits: cfg.limits.clone() });
     let app = router(state, &cfg);
     let (tx, rx) = oneshot::channel::<()>();
-    let task = tokio::spawn(async move {
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async move {
-                let _ = rx.await;
-            })
-            .await
-    });
+    let opts =
+        ListenOptions { header_read_timeout: cfg.limits.header_read_timeout(), grace: cfg.limits.shutdown_grace() };
+    let task = tokio::spawn(serve(listener, app, opts, async move {
+        let _ = rx.await;
+    }));
     tracing::info!("listening on http://{addr}");
     Ok(Server { addr, worker, shutdown: Some(tx), task, thread: Some(thread) })
 }
 
 impl Server {
-    /// Stops accepting connections, lets open ones finish, then stops the worker.
+    /// Stops accepting connections, lets open ones finish (up to limits.shutdown_grace_s), then
+    /// stops the worker.
     pub async fn shutdown(mut self) {
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
@@ -173,10 +176,8 @@ impl Server {
 
     /// Serves until the server stops (after `shutdown` or an I/O error).
     pub async fn wait(mut self) {
-        match (&mut self.task).await {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => tracing::error!("server stopped: {e}"),
-            Err(e) => tracing::error!("server task failed: {e}"),
+        if let Err(e) = (&mut self.task).await {
+            tracing::error!("server task failed: {e}");
         }
         let thread = self.thread.take();
         // The worker exits once the last handle is gone.

@@ -30,6 +30,9 @@ pub enum ApiError {
     PayloadTooLarge,
     #[error("the request took longer than the server's request timeout")]
     Timeout,
+    /// The request body did not arrive in time (limits.body_read_timeout_s).
+    #[error("{0}")]
+    BodyTimeout(String),
     #[error("{0}")]
     QueueFull(String),
     #[error("the inference worker is not running")]
@@ -66,6 +69,7 @@ impl ApiError {
             MethodNotAllowed => (StatusCode::METHOD_NOT_ALLOWED, "invalid_request_error", Some("method_not_allowed")),
             PayloadTooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "invalid_request_error", Some("payload_too_large")),
             Timeout => (StatusCode::REQUEST_TIMEOUT, "timeout_error", Some("request_timeout")),
+            BodyTimeout(_) => (StatusCode::REQUEST_TIMEOUT, "timeout_error", Some("body_read_timeout")),
             QueueFull(_) => (StatusCode::TOO_MANY_REQUESTS, "rate_limit_error", Some("queue_full")),
             WorkerGone => (StatusCode::SERVICE_UNAVAILABLE, "server_error", Some("worker_unavailable")),
             NotReady => (StatusCode::SERVICE_UNAVAILABLE, "server_error", Some("model_loading")),

@@ -20,9 +20,12 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
     async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
         let bytes = Bytes::from_request(req, state).await.map_err(|e| match e.status() {
             StatusCode::PAYLOAD_TOO_LARGE => ApiError::PayloadTooLarge,
-            _ => ApiError::InvalidRequest {
-                message: format!("cannot read the request body: {}", e.body_text()),
-                param: None,
+            _ => match super::deadline::find(&e) {
+                Some(late) => ApiError::BodyTimeout(late.to_string()),
+                None => ApiError::InvalidRequest {
+                    message: format!("cannot read the request body: {}", e.body_text()),
+                    param: None,
+                },
             },
         })?;
         parse(&bytes).map(ApiJson)

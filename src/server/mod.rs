@@ -4,9 +4,11 @@
 pub mod api;
 pub mod app;
 pub mod auth;
+pub mod deadline;
 pub mod error;
 pub mod generation;
 pub mod json;
+pub mod listen;
 pub mod routes;
 pub mod sse;
 pub mod state;

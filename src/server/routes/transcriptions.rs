@@ -48,6 +48,8 @@ struct Form {
 fn multipart_error(e: axum::extract::multipart::MultipartError) -> ApiError {
     if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
         ApiError::PayloadTooLarge
+    } else if let Some(late) = crate::server::deadline::find(&e) {
+        ApiError::BodyTimeout(late.to_string())
     } else {
         ApiError::invalid("file", format!("malformed multipart/form-data body: {}", e.body_text()))
     }
