@@ -5,6 +5,7 @@
 //! with --config <- CLI flags / GERBIL_* variables.
 
 mod origin;
+mod secret;
 mod validate;
 
 use std::net::SocketAddr;
@@ -12,6 +13,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
+
+pub use secret::Secret;
 
 use crate::weights::hub::HubOptions;
 use crate::weights::WeightFormat;
@@ -124,8 +127,9 @@ pub struct ServeArgs {
 #[serde(deny_unknown_fields)]
 pub struct ServeConfig {
     pub listen: SocketAddr,
+    /// Never printed: its Debug is `Secret(..)`.
     #[serde(default)]
-    pub api_key: Option<String>,
+    pub api_key: Option<Secret>,
     #[serde(default)]
     pub cors_origins: Vec<String>,
     #[serde(deserialize_with = "models_list")]
@@ -511,7 +515,7 @@ impl ServeConfig {
             }
         }
         if let Some(k) = &a.api_key {
-            self.api_key = Some(k.clone());
+            self.api_key = Some(Secret::from(k.as_str()));
         }
         if !a.cors_origins.is_empty() {
             self.cors_origins = a.cors_origins.clone();

@@ -181,6 +181,17 @@ fn unknown_model_route_method_and_bad_json() {
     assert_eq!(status, 404);
     assert_error_shape(&v);
     assert_eq!((v["error"]["param"].as_str(), v["error"]["code"].as_str()), (Some("model"), Some("model_not_found")));
+    // A `model` is only ever a loaded model's id: never a file to load or a hub repo to fetch, even
+    // where one exists (the served fixture's own folder, a real hub id), and quickly (nothing loads).
+    let folder = fixture().to_string_lossy().to_string();
+    for model in [folder.as_str(), "HuggingFaceTB/SmolLM2-135M-Instruct", "../../etc/passwd", "/dev/zero"] {
+        let t0 = std::time::Instant::now();
+        for route in ["/v1/completions", "/tokenize"] {
+            let (status, v) = shared().post(route, &json!({"model": model, "prompt": "x"}));
+            assert_eq!((status, v["error"]["code"].as_str()), (404, Some("model_not_found")), "{route} {model}: {v}");
+        }
+        assert!(t0.elapsed() < std::time::Duration::from_secs(5), "{model}: {:?}", t0.elapsed());
+    }
     let (status, body) = shared().get("/v2/nothing");
     assert_eq!(status, 404);
     assert_error_shape(&serde_json::from_str(&body).unwrap());

@@ -170,7 +170,12 @@ fn an_empty_api_key_is_refused_not_dropped() {
         assert!(e.contains("GERBIL_API_KEY") && e.contains("empty"), "{e}");
     }
     let args = ServeArgs { api_key: Some("k".into()), ..Default::default() };
-    assert_eq!(ServeConfig::load(&args).unwrap().api_key.as_deref(), Some("k"));
+    let cfg = ServeConfig::load(&args).unwrap();
+    assert_eq!(cfg.api_key.as_ref().map(Secret::expose), Some("k"));
+    // The key never reaches a log line that prints the config.
+    let args = ServeArgs { api_key: Some("sk-do-not-print".into()), ..Default::default() };
+    let printed = format!("{:?}", ServeConfig::load(&args).unwrap());
+    assert!(!printed.contains("sk-do-not-print") && printed.contains("Secret(..)"), "{printed}");
 }
 
 #[test]

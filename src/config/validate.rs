@@ -10,7 +10,7 @@ impl ServeConfig {
         const MAX_QUEUE: usize = 1 << 20;
         // An empty key is refused rather than read as "no key": GERBIL_API_KEY="$KEY" with $KEY
         // unset would otherwise serve without authentication, silently.
-        if self.api_key.as_deref().is_some_and(|k| k.trim().is_empty()) {
+        if self.api_key.as_ref().is_some_and(|k| k.expose().trim().is_empty()) {
             return Err(ConfigError::Invalid(
                 "the API key (--api-key / GERBIL_API_KEY / api_key) is empty: unset it to serve without a key".into(),
             ));

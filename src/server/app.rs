@@ -54,7 +54,7 @@ pub fn router(state: Arc<AppState>, cfg: &ServeConfig) -> Router {
                 .layer(RequestBodyLimitLayer::new(cfg.limits.max_audio_bytes + MULTIPART_OVERHEAD)),
         );
     if let Some(key) = &cfg.api_key {
-        v1 = v1.route_layer(middleware::from_fn_with_state(Arc::new(ApiKey::new(key)), require_api_key));
+        v1 = v1.route_layer(middleware::from_fn_with_state(Arc::new(ApiKey::new(key.expose())), require_api_key));
     }
     let metrics = state.worker.metrics().clone();
     let app = Router::new()
