@@ -45,6 +45,9 @@ pub struct Checked {
 }
 
 pub const MAX_STOP: usize = 4;
+/// Characters per stop string: every generated token is matched against each one, so an unbounded
+/// string would make a request's CPU cost grow with it.
+pub const MAX_STOP_CHARS: usize = 1024;
 const MAX_LOGIT_BIAS: usize = 1024;
 /// Past this a repeated token's logit is scaled by more than any sampler setting users send (1.0-1.5).
 const MAX_REPETITION_PENALTY: f32 = 10.0;
@@ -150,7 +153,43 @@ fn check_stop(stop: Option<&Value>) -> Result<Vec<String>, ApiError> {
     if list.len() > MAX_STOP || list.iter().any(String::is_empty) {
         return Err(bad());
     }
+    if let Some(long) = list.iter().find(|s| s.chars().count() > MAX_STOP_CHARS) {
+        let n = long.chars().count();
+        return Err(ApiError::invalid(
+            "stop",
+            format!("a stop string is at most {MAX_STOP_CHARS} characters, got {n}"),
+        ));
+    }
     Ok(list)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn message(stop: Value) -> String {
+        match check_stop(Some(&stop)) {
+            Err(ApiError::InvalidRequest { message, param }) => {
+                assert_eq!(param.as_deref(), Some("stop"));
+                message
+            }
+            other => panic!("{stop}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn stop_strings_are_bounded_in_count_and_length_each_alone() {
+        let longest = "é".repeat(MAX_STOP_CHARS);
+        let four = json!([longest.clone(), "a", "b", "c"]);
+        assert_eq!(check_stop(Some(&four)).unwrap().len(), 4, "4 strings of the longest length pass");
+        assert!(message(json!(["a", "b", "c", "d", "e"])).contains("at most 4"));
+        let too_long = format!("{longest}x");
+        assert!(message(json!(too_long)).contains(&format!("at most {MAX_STOP_CHARS} characters, got 1025")));
+        assert!(message(json!(["a", too_long])).contains("got 1025"));
+        assert!(message(json!([""])).contains("non-empty"));
+        assert!(check_stop(None).unwrap().is_empty());
+    }
 }
 
 /// How a request asks for its output length.
