@@ -13,15 +13,7 @@ use http_support::*;
 
 #[test]
 fn python_moonshine_transcriptions() {
-    let probe = Command::new("python3").args(["-c", "import openai, pytest, requests"]).output();
-    match probe {
-        Ok(out) if out.status.success() => {}
-        Ok(out) => panic!(
-            "python3 lacks the HTTP test packages: pip install -r tests/http/requirements.txt\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        ),
-        Err(e) => panic!("python3 is needed for the OpenAI SDK tests: {e}"),
-    }
+    require_python_modules("openai, pytest, requests");
     let assets = gerbil::config::test_assets_dir();
     let (moonshine, whisper) = (assets.join("moonshine-base"), assets.join("whisper-tiny-en"));
     let beckett = assets.join("audio/beckett.wav");

@@ -11,17 +11,7 @@ use http_support::*;
 
 #[test]
 fn python_openai_sdk_and_openapi_suite() {
-    let probe = Command::new("python3")
-        .args(["-c", "import openai, pytest, openapi_core, openapi_spec_validator, jsonschema, yaml"])
-        .output();
-    match probe {
-        Ok(out) if out.status.success() => {}
-        Ok(out) => panic!(
-            "python3 lacks the HTTP test packages: pip install -r tests/http/requirements.txt\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        ),
-        Err(e) => panic!("python3 is needed for the OpenAI SDK tests: {e}"),
-    }
+    require_python_modules("openai, pytest, openapi_core, openapi_spec_validator, jsonschema, yaml");
     // Room for the tool-calling prompt (test_tool_calls_parse_into_the_sdk_types).
     let mut cfg = long_context_config();
     cfg.api_key = Some("python-suite-key".into());

@@ -89,15 +89,7 @@ fn config_for_test() -> gerbil::config::ServeConfig {
 
 #[test]
 fn the_server_keeps_to_its_openapi_document() {
-    let probe = Command::new("python3").args(["-c", "import schemathesis"]).output();
-    match probe {
-        Ok(out) if out.status.success() => {}
-        Ok(out) => panic!(
-            "python3 lacks schemathesis: pip install -r tests/http/requirements.txt\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        ),
-        Err(e) => panic!("python3 is needed for the schemathesis run: {e}"),
-    }
+    require_python_modules("schemathesis");
     let server = start(config_for_test());
     let config: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(fixture().join("config.json")).unwrap()).unwrap();

@@ -12,15 +12,7 @@ use http_support::*;
 
 #[test]
 fn python_transcriptions_suite() {
-    let probe = Command::new("python3").args(["-c", "import openai, pytest, srt, webvtt, requests"]).output();
-    match probe {
-        Ok(out) if out.status.success() => {}
-        Ok(out) => panic!(
-            "python3 lacks the HTTP test packages: pip install -r tests/http/requirements.txt\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        ),
-        Err(e) => panic!("python3 is needed for the OpenAI SDK tests: {e}"),
-    }
+    require_python_modules("openai, pytest, srt, webvtt, requests");
     let assets = gerbil::config::test_assets_dir();
     let (model, beckett) = (assets.join("whisper-tiny-en"), assets.join("audio/beckett.wav"));
     assert!(model.exists() && beckett.exists(), "run tools/fetch_test_assets.sh");

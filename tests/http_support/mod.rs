@@ -101,6 +101,19 @@ fn start_with(cfg: ServeConfig, failures_allowed: bool) -> TestServer {
     TestServer { addr, base: format!("http://{addr}") }
 }
 
+/// Panics (the suites fail, they do not skip) unless python3 imports every one of `modules`
+/// (comma-separated, as in an `import` line).
+pub fn require_python_modules(modules: &str) {
+    match std::process::Command::new("python3").args(["-c", &format!("import {modules}")]).output() {
+        Ok(out) if out.status.success() => {}
+        Ok(out) => panic!(
+            "python3 lacks the HTTP test packages: pip install -r tests/http/requirements.txt\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ),
+        Err(e) => panic!("python3 is needed for the Python test suites: {e}"),
+    }
+}
+
 /// One default server per test binary.
 pub fn shared() -> &'static TestServer {
     static S: OnceLock<TestServer> = OnceLock::new();
