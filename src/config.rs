@@ -239,6 +239,10 @@ pub struct OpenAiNames {
 #[serde(deny_unknown_fields)]
 pub struct DebugConfig {
     pub step_delay_ms: u64,
+    /// Destroys the GPU device after this many worker steps with work, once, to exercise the
+    /// recovery from a lost device (tests). Unset in production.
+    #[serde(default)]
+    pub lose_device_after_steps: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]

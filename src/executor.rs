@@ -15,7 +15,7 @@
 
 use std::sync::Arc;
 
-use crate::gpu::{Gpu, GpuCaps, GpuError, GpuOptions};
+use crate::gpu::{DeviceHealth, Gpu, GpuCaps, GpuError, GpuOptions};
 use crate::graph::plan::PlanError;
 use crate::graph::{Graph, Plan, PlanOptions};
 use crate::nn::Recorder;
@@ -55,6 +55,20 @@ impl Executor {
     /// The eager tier: an empty recorder for one submission.
     pub fn recorder(&self) -> Recorder {
         Recorder::new(&self.gpu)
+    }
+
+    /// Whether the device is still there; the worker reads it after every step.
+    pub fn health(&self) -> &Arc<DeviceHealth> {
+        &self.gpu.health
+    }
+
+    /// Destroys the device, as a driver reset would lose it (`[debug] lose_device_after_steps`
+    /// uses it to exercise the recovery). A driver's loss calls the device-lost callback at once;
+    /// wgpu defers destroy's call to a poll that may never come (the next wait fails first), so
+    /// the loss is recorded here as the callback would record it.
+    pub fn destroy_device(&self) {
+        self.gpu.device.destroy();
+        self.gpu.health.mark_lost("Destroyed: the device was destroyed".into());
     }
 
     /// Blocks until everything submitted so far has run (a request's end, a benchmark's edge).

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use super::adapter;
 use super::buffers::{AllocStats, Buffers};
 use super::caps::{GpuCaps, GpuOptions};
+use super::health::DeviceHealth;
 use super::pipelines::{self, PipelineCache, PipelineKey};
 use super::subgroup_order;
 use super::workgroup_memory::WorkgroupMemoryCache;
@@ -29,11 +30,15 @@ pub struct Gpu {
     pub shape_constants: bool,
     /// Bytes of buffers made through the helpers in `buffers.rs` (for `gerbil bench`'s memory figures).
     pub alloc: AllocStats,
+    /// Whether the device is still there (health.rs).
+    pub health: Arc<DeviceHealth>,
 }
 
 impl Gpu {
     pub fn new(opts: &GpuOptions) -> Result<Arc<Gpu>, GpuError> {
         let (device, queue, caps) = pollster::block_on(adapter::open(opts))?;
+        let health = Arc::new(DeviceHealth::default());
+        super::health::watch(&device, &health);
         let mut gpu = Gpu {
             device,
             queue,
@@ -44,6 +49,7 @@ impl Gpu {
             shader_checks: pipelines::shader_checks(opts.loop_bounding),
             shape_constants: !opts.dynamic_shapes,
             alloc: Default::default(),
+            health,
         };
         if gpu.caps.subgroups32() {
             gpu.caps.subgroup_add_order = subgroup_order::probe(gpu.buffers()).unwrap_or_else(|e| {

@@ -40,6 +40,8 @@ pub enum ApiError {
     #[error("models are still loading; retry when /ready answers 200")]
     NotReady,
     #[error("{0}")]
+    DeviceLost(String),
+    #[error("{0}")]
     Internal(String),
     /// A client error answered outside our handlers (an extractor's rejection: 415, 414, 400 for
     /// a bad path segment...), keeping its status.
@@ -73,6 +75,7 @@ impl ApiError {
             QueueFull(_) => (StatusCode::TOO_MANY_REQUESTS, "rate_limit_error", Some("queue_full")),
             WorkerGone => (StatusCode::SERVICE_UNAVAILABLE, "server_error", Some("worker_unavailable")),
             NotReady => (StatusCode::SERVICE_UNAVAILABLE, "server_error", Some("model_loading")),
+            DeviceLost(_) => (StatusCode::SERVICE_UNAVAILABLE, "server_error", Some("device_lost")),
             Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "server_error", None),
             Rejected { status, .. } => (*status, "invalid_request_error", None),
         };
@@ -132,6 +135,7 @@ impl From<WorkerError> for ApiError {
         match e {
             WorkerError::ContextFull { .. } => ApiError::invalid("max_tokens", e.to_string()),
             WorkerError::Engine(msg) => ApiError::Internal(msg),
+            WorkerError::DeviceLost(_) => ApiError::DeviceLost(e.to_string()),
         }
     }
 }
@@ -143,9 +147,15 @@ impl IntoResponse for ApiError {
             tracing::error!("{self}");
         }
         let mut res = (status, axum::Json(self.body())).into_response();
-        if let ApiError::QueueFull(_) = self {
-            // Slots free up as sequences finish: a second is the scale of a short generation.
-            res.headers_mut().insert(header::RETRY_AFTER, axum::http::HeaderValue::from_static("1"));
+        // Slots free up as sequences finish: a second is the scale of a short generation. A reload
+        // after a lost device takes as long as loading the models did.
+        let retry_after = match self {
+            ApiError::QueueFull(_) => Some("1"),
+            ApiError::NotReady | ApiError::DeviceLost(_) => Some("5"),
+            _ => None,
+        };
+        if let Some(secs) = retry_after {
+            res.headers_mut().insert(header::RETRY_AFTER, axum::http::HeaderValue::from_static(secs));
         }
         res
     }

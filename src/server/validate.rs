@@ -163,35 +163,6 @@ fn check_stop(stop: Option<&Value>) -> Result<Vec<String>, ApiError> {
     Ok(list)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn message(stop: Value) -> String {
-        match check_stop(Some(&stop)) {
-            Err(ApiError::InvalidRequest { message, param }) => {
-                assert_eq!(param.as_deref(), Some("stop"));
-                message
-            }
-            other => panic!("{stop}: {other:?}"),
-        }
-    }
-
-    #[test]
-    fn stop_strings_are_bounded_in_count_and_length_each_alone() {
-        let longest = "é".repeat(MAX_STOP_CHARS);
-        let four = json!([longest.clone(), "a", "b", "c"]);
-        assert_eq!(check_stop(Some(&four)).unwrap().len(), 4, "4 strings of the longest length pass");
-        assert!(message(json!(["a", "b", "c", "d", "e"])).contains("at most 4"));
-        let too_long = format!("{longest}x");
-        assert!(message(json!(too_long)).contains(&format!("at most {MAX_STOP_CHARS} characters, got 1025")));
-        assert!(message(json!(["a", too_long])).contains("got 1025"));
-        assert!(message(json!([""])).contains("non-empty"));
-        assert!(check_stop(None).unwrap().is_empty());
-    }
-}
-
 /// How a request asks for its output length.
 pub struct Budget<'a> {
     pub requested: Option<u64>,
@@ -237,4 +208,33 @@ pub fn fit_max_tokens(
         return Err(ApiError::invalid(param, msg));
     }
     Ok(req)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn message(stop: Value) -> String {
+        match check_stop(Some(&stop)) {
+            Err(ApiError::InvalidRequest { message, param }) => {
+                assert_eq!(param.as_deref(), Some("stop"));
+                message
+            }
+            other => panic!("{stop}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn stop_strings_are_bounded_in_count_and_length_each_alone() {
+        let longest = "é".repeat(MAX_STOP_CHARS);
+        let four = json!([longest.clone(), "a", "b", "c"]);
+        assert_eq!(check_stop(Some(&four)).unwrap().len(), 4, "4 strings of the longest length pass");
+        assert!(message(json!(["a", "b", "c", "d", "e"])).contains("at most 4"));
+        let too_long = format!("{longest}x");
+        assert!(message(json!(too_long)).contains(&format!("at most {MAX_STOP_CHARS} characters, got 1025")));
+        assert!(message(json!(["a", too_long])).contains("got 1025"));
+        assert!(message(json!([""])).contains("non-empty"));
+        assert!(check_stop(None).unwrap().is_empty());
+    }
 }

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use super::metrics::Metrics;
 use super::msg::{AudioEvent, ValidTranscribe, WorkerError};
 use super::queue::QueueCounter;
+use crate::gpu::DeviceHealth;
 use crate::models::speech::{Progress, SpeechError, SpeechModel};
 
 pub struct AudioWorker {
@@ -18,11 +19,28 @@ pub struct AudioWorker {
     jobs: VecDeque<ValidTranscribe>,
     queue: Arc<QueueCounter>,
     metrics: Arc<Metrics>,
+    /// The device's state: a failure after it is lost is reported as the loss.
+    health: Arc<DeviceHealth>,
 }
 
 impl AudioWorker {
-    pub fn new(models: Vec<(String, Box<dyn SpeechModel>)>, queue: Arc<QueueCounter>, metrics: Arc<Metrics>) -> Self {
-        AudioWorker { models, jobs: VecDeque::new(), queue, metrics }
+    pub fn new(
+        models: Vec<(String, Box<dyn SpeechModel>)>,
+        queue: Arc<QueueCounter>,
+        metrics: Arc<Metrics>,
+        health: Arc<DeviceHealth>,
+    ) -> Self {
+        AudioWorker { models, jobs: VecDeque::new(), queue, metrics, health }
+    }
+
+    /// Fails every queued job with `err` (the device is gone).
+    pub fn fail_all(&mut self, err: WorkerError) {
+        for job in self.jobs.drain(..) {
+            self.queue.release(1);
+            let _ = job.events.send(AudioEvent::Failed(err.clone()));
+            let id = self.models.get(job.model).map_or("", |m| m.0.as_str());
+            self.metrics.audio_jobs.with_label_values(&[id, "error"]).inc();
+        }
     }
 
     pub fn is_idle(&self) -> bool {
@@ -80,7 +98,8 @@ impl AudioWorker {
             Err(SpeechError::Cancelled) => "cancelled",
             Err(e) => {
                 tracing::error!(model = %id, "transcription failed: {e}");
-                let _ = job.events.send(AudioEvent::Failed(WorkerError::Engine(e.to_string())));
+                let err = WorkerError::Engine(e.to_string()).or_device_lost(&self.health);
+                let _ = job.events.send(AudioEvent::Failed(err));
                 "error"
             }
         };

@@ -2,7 +2,8 @@
 //! first token) and the HTTP layer (requests). Rendered by GET /metrics.
 
 use prometheus::{
-    Encoder, GaugeVec, HistogramOpts, HistogramVec, IntCounterVec, IntGauge, IntGaugeVec, Opts, Registry, TextEncoder,
+    Encoder, GaugeVec, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts, Registry,
+    TextEncoder,
 };
 
 pub struct Metrics {
@@ -32,6 +33,8 @@ pub struct Metrics {
     /// Seconds of audio transcribed, by model.
     pub audio_seconds: prometheus::CounterVec,
     pub speech: super::speech_metrics::SpeechMetrics,
+    /// Times the GPU device was lost and the worker reopened it.
+    pub device_lost: IntCounter,
 }
 
 /// Why a sequence left its slot (the `reason` label).
@@ -96,7 +99,14 @@ impl Metrics {
         )
         .expect("static metric definition");
         registry.register(Box::new(audio_seconds.clone())).expect("metric registered once");
+        let device_lost = IntCounter::new(
+            "gerbil_device_lost_total",
+            "Times the GPU device was lost (the worker then reopens it and reloads every model)",
+        )
+        .expect("static metric definition");
+        registry.register(Box::new(device_lost.clone())).expect("metric registered once");
         Metrics {
+            device_lost,
             audio_jobs: counter("gerbil_audio_jobs_total", "Transcription jobs by outcome", &["model", "outcome"]),
             audio_seconds,
             http_requests: counter(

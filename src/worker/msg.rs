@@ -146,4 +146,18 @@ pub enum WorkerError {
     ContextFull { need: usize, max: usize },
     #[error("inference failed: {0}")]
     Engine(String),
+    /// The GPU went away under the request; the worker opens it again and reloads the models.
+    #[error("the GPU device was lost ({0}); the server is reloading its models, retry shortly")]
+    DeviceLost(String),
+}
+
+impl WorkerError {
+    /// `self`, or DeviceLost where the device is gone (a failing readback, then, is the loss's doing,
+    /// not the request's).
+    pub fn or_device_lost(self, health: &crate::gpu::DeviceHealth) -> WorkerError {
+        match (self, health.reason()) {
+            (WorkerError::Engine(_), Some(why)) => WorkerError::DeviceLost(why),
+            (e, _) => e,
+        }
+    }
 }

@@ -2,6 +2,10 @@
 //! model. It loads the models, publishes what loaded (and what failed), then
 //! runs the schedulers: block while idle, otherwise drain new requests and
 //! step every model with work, until every handle is gone.
+//!
+//! When the device is lost (a driver reset, a GPU gone), everything in flight fails with a
+//! device-lost error (503), the models are unpublished (new requests get 503 "loading"), the device
+//! is opened again and every model reloaded; requests still in the channel are served after that.
 
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -30,12 +34,72 @@ pub fn spawn(cfg: Arc<ServeConfig>, metrics: Arc<Metrics>) -> std::io::Result<(W
     let queue = Arc::new(QueueCounter::new(cfg.limits.max_queue, metrics.clone()));
     let handle = WorkerHandle::new(tx, queue.clone(), reg_rx, metrics.clone());
     let thread = std::thread::Builder::new().name("gerbil-gpu".into()).spawn(move || {
-        let (schedulers, mut audio, mut registry, exec) = load_all(&cfg, &queue, &metrics);
-        let speech = load_voices(&cfg, exec, &mut registry, &queue, &metrics);
-        let _ = reg_tx.send(Some(Arc::new(registry)));
-        serve(rx, schedulers, &mut audio, speech, &queue, Duration::from_millis(cfg.debug.step_delay_ms));
+        let mut rx = rx;
+        let mut held = Vec::new();
+        let mut debug = Debug {
+            step_delay: Duration::from_millis(cfg.debug.step_delay_ms),
+            lose_device_after_steps: cfg.debug.lose_device_after_steps,
+        };
+        loop {
+            let (schedulers, audio, mut registry, exec) = load_all(&cfg, &queue, &metrics);
+            let speech = load_voices(&cfg, exec.clone(), &mut registry, &queue, &metrics);
+            let _ = reg_tx.send(Some(Arc::new(registry)));
+            let mut work = Work { schedulers, audio, speech };
+            for msg in held.drain(..) {
+                work.route(&queue, msg);
+            }
+            match serve(&mut rx, &mut work, &queue, exec.as_ref(), &mut debug) {
+                Served::HandlesGone => break,
+                Served::DeviceLost { why, unrouted } => {
+                    metrics.device_lost.inc();
+                    let _ = reg_tx.send(None);
+                    work.fail_all(WorkerError::DeviceLost(why));
+                    held = unrouted;
+                    tracing::warn!("reopening the GPU and reloading every model");
+                }
+            }
+        }
     })?;
     Ok((handle, thread))
+}
+
+/// Everything the worker runs on the device: the text schedulers, transcriptions, speech.
+struct Work {
+    schedulers: Vec<Scheduler>,
+    audio: AudioWorker,
+    speech: SpeechQueue,
+}
+
+impl Work {
+    fn is_idle(&self) -> bool {
+        self.schedulers.iter().all(Scheduler::is_idle) && self.audio.is_idle() && self.speech.is_idle()
+    }
+
+    fn route(&mut self, queue: &QueueCounter, msg: WorkerMsg) {
+        if let Some(job) = route_text_or_speech(&mut self.schedulers, &mut self.speech, queue, msg) {
+            self.audio.enqueue(job);
+        }
+    }
+
+    fn fail_all(&mut self, err: WorkerError) {
+        self.schedulers.iter_mut().for_each(|s| s.fail_all(err.clone()));
+        self.audio.fail_all(err.clone());
+        self.speech.fail_all(err);
+    }
+}
+
+/// The `[debug]` settings the serving loop acts on.
+struct Debug {
+    step_delay: Duration,
+    /// Destroy the device after this many loop iterations with work (once).
+    lose_device_after_steps: Option<u64>,
+}
+
+enum Served {
+    /// Every handle is gone: the server is shutting down.
+    HandlesGone,
+    /// The device was lost; `unrouted` are messages received but not yet handed to a model.
+    DeviceLost { why: String, unrouted: Vec<WorkerMsg> },
 }
 
 /// Loads every configured voice; one that fails is recorded and skipped.
@@ -72,7 +136,8 @@ fn load_voices(
             }
         }
     }
-    SpeechQueue::new(voices, queue.clone(), metrics.clone())
+    let health = exec.map(|e| e.health().clone()).unwrap_or_default();
+    SpeechQueue::new(voices, queue.clone(), metrics.clone(), health)
 }
 
 fn load_all(
@@ -89,7 +154,12 @@ fn load_all(
             registry.failures =
                 cfg.models.iter().map(|m| LoadFailure { id: m.id().to_string(), error: e.to_string() }).collect();
             registry.failures.extend(cfg.stt_models.iter().map(|m| LoadFailure { id: m.id(), error: e.to_string() }));
-            return (schedulers, AudioWorker::new(Vec::new(), queue.clone(), metrics.clone()), registry, None);
+            return (
+                schedulers,
+                AudioWorker::new(Vec::new(), queue.clone(), metrics.clone(), Default::default()),
+                registry,
+                None,
+            );
         }
     };
     // Speech models first (small); one that fails to load is reported and skipped.
@@ -120,7 +190,7 @@ fn load_all(
             }
         }
     }
-    let audio = AudioWorker::new(speech, queue.clone(), metrics.clone());
+    let audio = AudioWorker::new(speech, queue.clone(), metrics.clone(), exec.health().clone());
     tracing::info!(adapter = %exec.caps().adapter_name, backend = %exec.caps().backend, "GPU ready");
     let limits = &cfg.limits;
     for spec in &cfg.models {
@@ -158,7 +228,8 @@ fn load_all(
                     queue.clone(),
                     metrics.clone(),
                 )
-                .with_prefix_cache(limits.prefix_cache);
+                .with_prefix_cache(limits.prefix_cache)
+                .with_health(exec.health().clone());
                 Ok((entry, sched, model.dir.clone()))
             });
         match loaded {
@@ -177,24 +248,29 @@ fn load_all(
 }
 
 fn serve(
-    mut rx: mpsc::Receiver<WorkerMsg>,
-    mut schedulers: Vec<Scheduler>,
-    audio: &mut AudioWorker,
-    mut speech: SpeechQueue,
+    rx: &mut mpsc::Receiver<WorkerMsg>,
+    work: &mut Work,
     queue: &QueueCounter,
-    step_delay: Duration,
-) {
+    exec: Option<&Executor>,
+    debug: &mut Debug,
+) -> Served {
+    let lost = || exec.and_then(|e| e.health().reason());
     loop {
-        if schedulers.iter().all(Scheduler::is_idle) && audio.is_idle() && speech.is_idle() {
-            schedulers.iter().for_each(Scheduler::mark_idle);
+        if work.is_idle() {
+            work.schedulers.iter().for_each(Scheduler::mark_idle);
             match rx.blocking_recv() {
-                Some(msg) => route(&mut schedulers, audio, &mut speech, queue, msg),
+                // A device lost while idle is found here, before the request meets it.
+                Some(msg) => match lost() {
+                    Some(why) => return Served::DeviceLost { why, unrouted: vec![msg] },
+                    None => work.route(queue, msg),
+                },
                 None => break,
             }
         }
         while let Ok(msg) = rx.try_recv() {
-            route(&mut schedulers, audio, &mut speech, queue, msg);
+            work.route(queue, msg);
         }
+        let Work { schedulers, audio, speech } = work;
         for s in schedulers.iter_mut().filter(|s| !s.is_idle()) {
             s.step();
         }
@@ -210,7 +286,7 @@ fn serve(
             speech.step();
             loop {
                 while let Ok(msg) = rx.try_recv() {
-                    deferred.extend(route_text_or_speech(&mut schedulers, &mut speech, queue, msg));
+                    deferred.extend(route_text_or_speech(schedulers, speech, queue, msg));
                 }
                 let mut busy = schedulers.iter_mut().filter(|s| !s.is_idle()).peekable();
                 if busy.peek().is_none() {
@@ -226,23 +302,29 @@ fn serve(
         deferred.into_iter().for_each(|job| audio.enqueue(job));
         // One sentence per iteration: text sequences keep decoding between sentences.
         speech.step();
-        if !step_delay.is_zero() {
-            std::thread::sleep(step_delay);
+        if !debug.step_delay.is_zero() {
+            std::thread::sleep(debug.step_delay);
         }
+        if let Some(why) = lost() {
+            return Served::DeviceLost { why, unrouted: Vec::new() };
+        }
+        debug_lose_device(debug, exec);
     }
     tracing::info!("worker stopped: no handles left");
+    Served::HandlesGone
 }
 
-fn route(
-    schedulers: &mut [Scheduler],
-    audio: &mut AudioWorker,
-    speech: &mut SpeechQueue,
-    queue: &QueueCounter,
-    msg: WorkerMsg,
-) {
-    if let Some(job) = route_text_or_speech(schedulers, speech, queue, msg) {
-        audio.enqueue(job);
+/// `[debug] lose_device_after_steps`: counts down the loop iterations with work, then destroys the
+/// device once, as a driver reset would lose it (tests/http_device_lost.rs).
+fn debug_lose_device(debug: &mut Debug, exec: Option<&Executor>) {
+    let (Some(left), Some(exec)) = (debug.lose_device_after_steps.as_mut(), exec) else { return };
+    if *left > 0 {
+        *left -= 1;
+        return;
     }
+    tracing::warn!("[debug] lose_device_after_steps: destroying the GPU device");
+    debug.lose_device_after_steps = None;
+    exec.destroy_device();
 }
 
 /// Routes text and speech requests; hands a transcription back (the audio worker may be busy

@@ -25,6 +25,7 @@ use super::metrics::{Metrics, Outcome};
 use super::msg::{FinishReason, SeqEvent, TokenLogprob, ValidGenerate, ValidSequence, WorkerError};
 use super::prefix::{Placement, PrefixCache};
 use super::queue::QueueCounter;
+use crate::gpu::DeviceHealth;
 use crate::text::sampling::{logprobs, Sampler};
 
 struct Waiting {
@@ -73,6 +74,8 @@ pub struct Scheduler {
     unread: Option<Vec<Slot>>,
     /// What each free slot's KV cache still holds.
     prefixes: PrefixCache,
+    /// The device's state: a failure after it is lost is reported as the loss.
+    health: Arc<DeviceHealth>,
 }
 
 impl Scheduler {
@@ -109,6 +112,30 @@ impl Scheduler {
             metrics,
             unread: None,
             prefixes,
+            health: Default::default(),
+        }
+    }
+
+    /// Reports failures after `health` says the device is lost as the loss (the worker passes its
+    /// device's; a scheduler over a fake backend keeps a device that is never lost).
+    pub fn with_health(mut self, health: Arc<DeviceHealth>) -> Self {
+        self.health = health;
+        self
+    }
+
+    /// Fails every sequence, waiting or running, with `err` (the device is gone); the scheduler is
+    /// idle afterwards.
+    pub fn fail_all(&mut self, err: WorkerError) {
+        self.unread = None;
+        for w in self.waiting.drain(..) {
+            self.queue.release(1);
+            let _ = w.req.events.send(SeqEvent::Failed(err.clone()));
+            self.metrics.finish(&self.model, Outcome::Error);
+        }
+        for slot in 0..self.slots.len() {
+            if self.slots[slot].is_some() {
+                self.fail(slot, err.clone());
+            }
         }
     }
 
@@ -473,6 +500,7 @@ impl Scheduler {
     }
 
     fn fail(&mut self, slot: Slot, err: WorkerError) {
+        let err = err.or_device_lost(&self.health);
         tracing::error!(model = %self.model, slot, "sequence failed: {err}");
         if let Some(a) = self.slots[slot].as_mut() {
             let _ = a.req.events.send(SeqEvent::Failed(err));

@@ -10,6 +10,7 @@ use super::msg::{SpeechEvent, ValidSpeech, WorkerError};
 use super::queue::QueueCounter;
 use super::speech_metrics::SpeechMetrics;
 use super::Metrics;
+use crate::gpu::DeviceHealth;
 use crate::models::voice::{AudioSink, SynthOptions, Voice};
 
 struct Job {
@@ -26,11 +27,30 @@ pub struct SpeechQueue {
     jobs: VecDeque<Job>,
     queue: Arc<QueueCounter>,
     metrics: Arc<Metrics>,
+    /// The device's state: a failure after it is lost is reported as the loss.
+    health: Arc<DeviceHealth>,
 }
 
 impl SpeechQueue {
-    pub fn new(voices: Vec<(String, Box<dyn Voice>)>, queue: Arc<QueueCounter>, metrics: Arc<Metrics>) -> Self {
-        SpeechQueue { voices, jobs: VecDeque::new(), queue, metrics }
+    pub fn new(
+        voices: Vec<(String, Box<dyn Voice>)>,
+        queue: Arc<QueueCounter>,
+        metrics: Arc<Metrics>,
+        health: Arc<DeviceHealth>,
+    ) -> Self {
+        SpeechQueue { voices, jobs: VecDeque::new(), queue, metrics, health }
+    }
+
+    /// Fails every job, started or not, with `err` (the device is gone).
+    pub fn fail_all(&mut self, err: WorkerError) {
+        for job in self.jobs.drain(..) {
+            if !job.started {
+                self.queue.release(1);
+            }
+            let _ = job.req.events.send(SpeechEvent::Failed(err.clone()));
+            let name = self.voices.get(job.req.voice).map_or("", |v| v.0.as_str());
+            self.metrics.speech.jobs.with_label_values(&[name, "error"]).inc();
+        }
     }
 
     pub fn is_idle(&self) -> bool {
@@ -76,7 +96,8 @@ impl SpeechQueue {
                 }
                 Err(e) => {
                     m.jobs.with_label_values(&[name, "error"]).inc();
-                    let _ = job.req.events.send(SpeechEvent::Failed(WorkerError::Engine(e.to_string())));
+                    let err = WorkerError::Engine(e.to_string()).or_device_lost(&self.health);
+                    let _ = job.req.events.send(SpeechEvent::Failed(err));
                     self.jobs.pop_front();
                     return;
                 }

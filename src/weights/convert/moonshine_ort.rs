@@ -687,7 +687,8 @@ fn convert_encoder(g: &Graph, out: &mut Out) -> Result<(), ConvertError> {
         return Err(g.err("/groupnorm/InstanceNormalization: expected scale 1 and bias 0"));
     }
     let gn_eps = inorm.attrs.get("epsilon").copied().ok_or_else(|| g.err("groupnorm: no epsilon"))? as f64;
-    if !((gn_eps - 1e-5).abs() < 1e-9) {
+    // Written so that a NaN epsilon fails too.
+    if (gn_eps - 1e-5).abs().partial_cmp(&1e-9) != Some(std::cmp::Ordering::Less) {
         return Err(g.err(format!("groupnorm epsilon {gn_eps}, expected 1e-5")));
     }
     let mul = g.node("/groupnorm/Mul")?;
