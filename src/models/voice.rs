@@ -27,6 +27,8 @@ pub enum SpeechUnit {
 /// What a front end made of a request's `input`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SpeechUnits {
+    /// None for input with nothing to voice (symbols, punctuation): the answer is an audio file
+    /// with no samples, as a reader falls silent on them.
     pub units: Vec<SpeechUnit>,
     /// The input's size in the family's own unit (phonemes, characters): the usage's input tokens.
     pub input_tokens: usize,
@@ -34,8 +36,6 @@ pub struct SpeechUnits {
 
 #[derive(Debug, thiserror::Error)]
 pub enum FrontEndError {
-    #[error("input has nothing to speak")]
-    NothingToSay,
     #[error("text front end: {0}")]
     Failed(String),
 }

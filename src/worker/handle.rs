@@ -38,6 +38,15 @@ impl WorkerHandle {
         WorkerHandle { tx, queue, registry, metrics }
     }
 
+    /// A handle with no worker behind it: the HTTP layer validates requests against `registry`
+    /// as it would against loaded models, and every submit answers `WorkerGone`. For exercising
+    /// the whole request path without a GPU (fuzzing, validation tests).
+    pub fn detached(registry: Registry, metrics: Arc<Metrics>, max_queue: usize) -> Self {
+        let (tx, _) = mpsc::channel(max_queue.max(1));
+        let (_, registry) = watch::channel(Some(Arc::new(registry)));
+        WorkerHandle::new(tx, Arc::new(QueueCounter::new(max_queue, metrics.clone())), registry, metrics)
+    }
+
     /// Queues a request's sequences, or refuses at once when the queue is full.
     pub fn submit(&self, req: ValidGenerate) -> Result<(), SubmitError> {
         let n = req.sequences.len();

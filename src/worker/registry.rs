@@ -154,7 +154,7 @@ mod tests {
         struct Silent;
         impl crate::models::voice::FrontEnd for Silent {
             fn units(&self, _: &str) -> Result<crate::models::voice::SpeechUnits, crate::models::voice::FrontEndError> {
-                Err(crate::models::voice::FrontEndError::NothingToSay)
+                Ok(crate::models::voice::SpeechUnits { units: vec![], input_tokens: 0 })
             }
         }
         let info = crate::models::voice::VoiceInfo {

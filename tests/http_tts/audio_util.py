@@ -39,7 +39,8 @@ def decode(fmt, data):
             if n <= 0:
                 break
             out.append(buf[:n])
-        return np.concatenate(out), f.samplerate
+        # (FLAC's "total samples" of 0 also means unknown: a file with no audio reads as none.)
+        return (np.concatenate(out) if out else np.zeros(0)), f.samplerate
 
 
 def check_audio(x, rate, what=""):

@@ -143,3 +143,35 @@ def test_bad_input_is_400_with_param(client, kw, param):
         client.audio.speech.create(**args)
     assert e.value.status_code == 400
     assert e.value.body["param"] == param, e.value.body
+
+
+# Symbols espeak has no phoneme for, a control character, punctuation: nothing to voice.
+UNVOICEABLE = ["\u00ae\U00016471\u008b", "... !? ..."]
+
+
+@pytest.mark.parametrize("text", UNVOICEABLE)
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_nothing_to_voice_is_a_silent_file(client, text, fmt):
+    """A reader falls silent on such input: a file with no samples (MP3: LAME's final flush, silent)
+    that the standard decoder reads, not an error."""
+    data = client.audio.speech.create(model="piper", voice="joe", input=text, response_format=fmt).content
+    x, rate = decode(fmt, data)
+    assert rate == DECODED_RATE[fmt]
+    assert len(x) <= (MP3_EXTRA if fmt == "mp3" else 0), f"{fmt}: {len(x)} samples"
+    assert not np.any(np.abs(x) > 1e-4), f"{fmt}: not silent"
+
+
+def test_nothing_to_voice_streams_only_the_done_event(base_url):
+    r = requests.post(
+        base_url + "/v1/audio/speech",
+        json={"model": "piper", "voice": "joe", "input": UNVOICEABLE[0], "response_format": "wav", "stream_format": "sse"},
+        stream=True,
+        timeout=300,
+    )
+    assert r.status_code == 200
+    events = [json.loads(e.data) for e in SSEDecoder().iter_bytes(r.iter_content(chunk_size=None)) if e.data]
+    assert events[-1]["type"] == "speech.audio.done", events
+    assert events[-1]["usage"]["input_tokens"] == 0 and events[-1]["usage"]["output_tokens"] == 0, events
+    audio = b"".join(base64.b64decode(e["audio"]) for e in events[:-1])
+    x, _ = decode("wav", audio)
+    assert len(x) == 0

@@ -31,14 +31,17 @@ impl FrontEnd for PiperFrontEnd {
             units.extend(sentence);
             input_tokens += spoken;
         }
-        if units.is_empty() {
-            return Err(FrontEndError::NothingToSay);
-        }
         Ok(SpeechUnits { units, input_tokens })
     }
 }
 
 impl PiperFrontEnd {
+    /// The front end of a voice speaking `espeak_voice` with `phoneme_id_map` (a Piper voice
+    /// config's `espeak.voice` and `phoneme_id_map`).
+    pub fn new(espeak_voice: String, phoneme_id_map: HashMap<String, Vec<i64>>) -> Self {
+        PiperFrontEnd { espeak_voice, phoneme_id_map }
+    }
+
     /// One sentence's espeak clauses as units of phoneme ids, and its spoken phonemes; none for a
     /// sentence espeak gives no phoneme for (a unit of pads alone would be synthesized as noise).
     fn sentence_units(&self, clauses: &[String]) -> (Vec<SpeechUnit>, usize) {
@@ -149,7 +152,7 @@ mod tests {
             .collect();
         assert_eq!(got.units, want);
         assert_eq!(got.input_tokens, phonemes_spoken);
-        assert!(matches!(fe.units("  ...  "), Err(FrontEndError::NothingToSay)));
+        assert_eq!(fe.units("  ...  ").unwrap(), SpeechUnits { units: vec![], input_tokens: 0 });
         let long = "word ".repeat(400) + ".";
         let units = fe.units(&long).unwrap().units;
         assert!(units.len() > 1, "a sentence past the unit limit is cut into several units");

@@ -112,10 +112,7 @@ pub async fn handle(
     let units = tokio::task::spawn_blocking(move || front_end.units(&input))
         .await
         .map_err(|e| ApiError::Internal(format!("text front end task: {e}")))?
-        .map_err(|e| match e {
-            FrontEndError::NothingToSay => ApiError::invalid("input", "input has nothing to speak"),
-            FrontEndError::Failed(msg) => ApiError::Internal(msg),
-        })?;
+        .map_err(|FrontEndError::Failed(msg)| ApiError::Internal(msg))?;
     let n_input = units.input_tokens;
     let (tx, rx) = mpsc::unbounded_channel();
     state.worker.submit_speech(ValidSpeech {
