@@ -11,6 +11,7 @@ use axum::http::{Request, StatusCode};
 use tower::ServiceExt;
 
 /// The targets, by name: `run(name, data)` dispatches on these.
+#[allow(dead_code)]
 pub const TARGETS: &[&str] = &[
     "audio_wav",
     "audio_mp3",
@@ -62,6 +63,17 @@ fn audio(data: &[u8], ext: &str) {
     }
 }
 
+/// The repository (for the fixtures): the working directory or its parent (fuzz/), else where this
+/// was built.
+fn repo_root() -> PathBuf {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let built = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    [cwd.clone(), cwd.join(".."), built.clone(), built.join("..")]
+        .into_iter()
+        .find(|d| d.join("tests/fixtures/qwen3").exists())
+        .expect("run from the repository or its fuzz/ folder")
+}
+
 /// The fixture model, a transcription model and a Piper voice as the HTTP layer sees them, over a
 /// worker handle with no worker (submits answer 503): every request is parsed and validated
 /// exactly as by a server, without a GPU.
@@ -69,8 +81,7 @@ fn app() -> &'static (tokio::runtime::Runtime, axum::Router) {
     static APP: OnceLock<(tokio::runtime::Runtime, axum::Router)> = OnceLock::new();
     APP.get_or_init(|| {
         use gerbil::worker::registry::{chat_template_for, ModelEntry, Registry, SpeechEntry, VoiceEntry};
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-        let root = if root.join("tests/fixtures").exists() { root } else { root.join("..") };
+        let root = repo_root();
         let dir = root.join("tests/fixtures/qwen3");
         let tokenizer = Arc::new(gerbil::text::TextTokenizer::from_dir(&dir, &[]).expect("fixture tokenizer"));
         let chat = chat_template_for(&tokenizer, &dir);
@@ -132,7 +143,8 @@ fn send(req: Request<Body>) {
 }
 
 /// The JSON routes; the first byte picks one, the rest is the body.
-const JSON_ROUTES: &[&str] = &["/v1/completions", "/v1/chat/completions", "/v1/audio/speech", "/tokenize", "/detokenize"];
+const JSON_ROUTES: &[&str] =
+    &["/v1/completions", "/v1/chat/completions", "/v1/audio/speech", "/tokenize", "/detokenize"];
 
 fn http_json(data: &[u8]) {
     let Some((&pick, body)) = data.split_first() else { return };
@@ -158,9 +170,8 @@ fn speech_text(data: &[u8]) {
     use gerbil::models::voice::FrontEnd;
     static FRONT: OnceLock<gerbil::models::piper::voice::PiperFrontEnd> = OnceLock::new();
     let front = FRONT.get_or_init(|| {
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-        let root = if root.join("tests/fixtures").exists() { root } else { root.join("..") };
-        let map = std::fs::read_to_string(root.join("tests/fixtures/piper/phoneme_id_map.json")).expect("phoneme map");
+        let map =
+            std::fs::read_to_string(repo_root().join("tests/fixtures/piper/phoneme_id_map.json")).expect("phoneme map");
         gerbil::models::piper::voice::PiperFrontEnd::new("en-us".into(), serde_json::from_str(&map).expect("map"))
     });
     let text = String::from_utf8_lossy(data);

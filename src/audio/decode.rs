@@ -35,6 +35,8 @@ pub fn decode(bytes: Vec<u8>, ext: Option<&str>) -> Result<Pcm, AudioError> {
     if let Some(rate) = wav_header_rate(&bytes).filter(|&r| r == 0) {
         return Err(AudioError::SampleRate(rate));
     }
+    // symphonia's MP4 reader allocates what the boxes declare before reading them.
+    super::mp4_check::check(&bytes).map_err(|why| AudioError::Corrupt(format!("malformed MP4: {why}")))?;
     let opus = super::decode_opus::sniff(&bytes);
     // A net under the decoders for the headers they do not check: a bad upload is the client's
     // error, not a server fault.

@@ -6,6 +6,7 @@ pub mod decode;
 pub mod decode_opus;
 pub mod encode;
 pub mod mel;
+pub mod mp4_check;
 pub mod pcm;
 pub mod resample;
 
