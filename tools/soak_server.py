@@ -85,13 +85,17 @@ def main():
         c.start()
     samples = []  # (seconds into the streams, rss KiB, gpu MiB or "-")
     s0 = time.time()
-    while any(c.is_alive() for c in clients):
-        time.sleep(min(a.sample_seconds, max(0.1, end - time.time() + 0.1)))
+    def sample():
         samples.append((time.time() - s0, rss_kib(a.pid), gpu_mib()))
         print(f"64 streams, {samples[-1][0]:.0f} s: {streams[0]} streams done, rss {samples[-1][1]} KiB, "
               f"gpu {samples[-1][2]} MiB, errors {errors[0]}", flush=True)
+
+    while time.time() < end:
+        time.sleep(min(a.sample_seconds, max(0.0, end - time.time())))
+        sample()
     for c in clients:
         c.join()
+    sample()  # every stream finished
     warm = [x for x in samples if x[0] >= 60] or samples
     rss_growth = (max(x[1] for x in warm) - warm[0][1]) / warm[0][1] * 100
     print(f"after the first minute: rss {warm[0][1]} -> max {max(x[1] for x in warm)} KiB ({rss_growth:+.2f}%)")

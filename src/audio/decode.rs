@@ -136,13 +136,52 @@ fn decode_checked(bytes: Vec<u8>, ext: Option<&str>) -> Result<Pcm, AudioError> 
     checked(Pcm { samples, sample_rate: rate })
 }
 
-/// Decoded audio as the models may take it: some samples, all finite.
-fn checked(pcm: Pcm) -> Result<Pcm, AudioError> {
+/// Decoded audio as the models may take it: some samples, all finite, within full scale.
+fn checked(mut pcm: Pcm) -> Result<Pcm, AudioError> {
     if pcm.samples.is_empty() {
         return Err(AudioError::Empty);
     }
     if pcm.samples.iter().any(|s| !s.is_finite()) {
         return Err(AudioError::Corrupt("non-finite samples".into()));
     }
+    // Float formats can carry samples past full scale (up to 3.4e38, which overflows the
+    // resampler's FFT into NaN): clipped, as a player clips them.
+    pcm.samples.iter_mut().for_each(|s| *s = s.clamp(-1.0, 1.0));
     Ok(pcm)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A mono 32-bit float WAV holding `samples`.
+    fn float_wav(rate: u32, samples: &[f32]) -> Vec<u8> {
+        let data: Vec<u8> = samples.iter().flat_map(|s| s.to_le_bytes()).collect();
+        let mut v = b"RIFF".to_vec();
+        v.extend_from_slice(&(36 + data.len() as u32).to_le_bytes());
+        v.extend_from_slice(b"WAVEfmt ");
+        v.extend_from_slice(&16u32.to_le_bytes());
+        v.extend_from_slice(&3u16.to_le_bytes()); // IEEE float
+        v.extend_from_slice(&1u16.to_le_bytes());
+        v.extend_from_slice(&rate.to_le_bytes());
+        v.extend_from_slice(&(rate * 4).to_le_bytes());
+        v.extend_from_slice(&4u16.to_le_bytes());
+        v.extend_from_slice(&32u16.to_le_bytes());
+        v.extend_from_slice(b"data");
+        v.extend_from_slice(&(data.len() as u32).to_le_bytes());
+        v.extend(data);
+        v
+    }
+
+    #[test]
+    fn float_samples_past_full_scale_are_clipped_and_resample() {
+        let x = [0.5, 1e30, -2.0, -0.25, 3.4e38, 1.0];
+        let pcm = decode(float_wav(8000, &x), Some("wav")).unwrap();
+        assert_eq!(pcm.samples, [0.5, 1.0, -1.0, -0.25, 1.0, 1.0]);
+        // 3000 samples of huge values: the resampler's FFT stays finite.
+        let loud: Vec<f32> = (0..3000).map(|i| if i % 2 == 0 { 3e38 } else { -3e38 }).collect();
+        let out = super::super::load_16k(float_wav(8000, &loud), Some("wav")).unwrap();
+        assert_eq!(out.len(), 6000);
+        assert!(out.iter().all(|s| s.is_finite()));
+    }
 }
