@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
 secs=${1:-600}
 jobs=${2:-$(nproc)}
-KEEP_KIB=${KEEP_KIB:-16}
+KEEP_KIB=${KEEP_KIB:-4}
 bin=${GERBIL_FUZZ_BIN:-}
 if [ -z "$bin" ]; then
   cargo +nightly fuzz build -O any
