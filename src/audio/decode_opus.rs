@@ -213,6 +213,7 @@ fn decode_ogg(bytes: Vec<u8>) -> Result<Pcm, AudioError> {
 
 fn decode_matroska(bytes: Vec<u8>) -> Result<Pcm, AudioError> {
     let corrupt = |e: matroska_demuxer::DemuxError| AudioError::Corrupt(format!("WebM/Matroska: {}", describe(e)));
+    super::matroska_check::check(&bytes).map_err(|why| AudioError::Unsupported(format!("WebM/Matroska: {why}")))?;
     let mut file = matroska_demuxer::MatroskaFile::open(Cursor::new(bytes)).map_err(corrupt)?;
     let track = file
         .tracks()

@@ -5,6 +5,7 @@
 pub mod decode;
 pub mod decode_opus;
 pub mod encode;
+pub mod matroska_check;
 pub mod mel;
 pub mod mp4_check;
 pub mod pcm;
