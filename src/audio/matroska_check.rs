@@ -33,27 +33,24 @@ fn size(b: &[u8], at: usize) -> Option<(u64, usize)> {
     Some((v, at + len))
 }
 
-/// Fails where the Segment's first element is a CRC-32 element; anything it cannot read is left
-/// to the demuxer, which reports it.
+/// Fails where a Segment's first element is a CRC-32 element; anything it cannot read is left to
+/// the demuxer, which reports it. The demuxer finds the Segment after the EBML header's children as
+/// it parses them, not where the header's declared size ends (the two differ in a malformed file),
+/// so every Segment ID in the file is checked.
 pub fn check(bytes: &[u8]) -> Result<(), String> {
-    let first_in_segment = || -> Option<u32> {
-        let (ebml, at) = id(bytes, 0)?;
-        if ebml != EBML {
-            return None;
-        }
-        let (len, at) = size(bytes, at)?;
-        let at = at.checked_add(usize::try_from(len).ok()?)?;
-        let (segment, at) = id(bytes, at)?;
-        if segment != SEGMENT {
-            return None;
-        }
-        let (_, at) = size(bytes, at)?;
-        Some(id(bytes, at)?.0)
-    };
-    match first_in_segment() {
-        Some(CRC32) => Err("a Segment that starts with a CRC-32 element is not supported".into()),
-        _ => Ok(()),
+    if id(bytes, 0).map(|(i, _)| i) != Some(EBML) {
+        return Ok(());
     }
+    let marker = SEGMENT.to_be_bytes();
+    let crc_first = |at: usize| -> Option<bool> {
+        let (_, at) = size(bytes, at + marker.len())?;
+        Some(id(bytes, at)?.0 == CRC32)
+    };
+    let found = bytes.windows(4).enumerate().any(|(at, w)| w == marker && crc_first(at) == Some(true));
+    if found {
+        return Err("a Segment that starts with a CRC-32 element is not supported".into());
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -79,6 +76,10 @@ mod tests {
         assert_eq!(check(&file(&info)), Ok(()));
         assert_eq!(check(b"not matroska"), Ok(()));
         assert_eq!(check(&file(&[])), Ok(()), "cut off: the demuxer reports it");
+        // The EBML header's children run past its declared size: the Segment is found where they end.
+        let mut f = vec![0x1A, 0x45, 0xDF, 0xA3, 0x82, 0x42, 0x86, 0x81, 0x01];
+        f.extend_from_slice(&[0x18, 0x53, 0x80, 0x67, 0x88, 0xBF, 0x84, 1, 2, 3, 4]);
+        assert!(check(&f).is_err());
     }
 
     #[test]
