@@ -16,12 +16,6 @@ const REQUESTS: usize = 1000;
 const THREADS: usize = 16;
 const WARM_UP: usize = 300;
 
-fn rss_kib() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
-    let line = status.lines().find(|l| l.starts_with("VmRSS:")).expect("VmRSS");
-    line.split_whitespace().nth(1).and_then(|v| v.parse().ok()).expect("VmRSS in kB")
-}
-
 /// A small deterministic generator (splitmix64), so a failure replays.
 fn next(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);

@@ -18,12 +18,6 @@ const CLIENTS: usize = 64;
 const SECONDS: u64 = 20;
 const MAX_TOKENS: u64 = 16;
 
-fn rss_kib() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
-    let line = status.lines().find(|l| l.starts_with("VmRSS:")).expect("VmRSS");
-    line.split_whitespace().nth(1).and_then(|v| v.parse().ok()).expect("VmRSS in kB")
-}
-
 #[test]
 fn sixty_four_streams_for_twenty_seconds_all_complete_and_leave_nothing_busy() {
     let mut cfg = config();

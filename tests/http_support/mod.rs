@@ -298,3 +298,11 @@ pub fn stream_texts(chunks: &[Value]) -> (Vec<String>, Vec<String>) {
     }
     (texts, reasons)
 }
+
+/// This process's resident memory (VmRSS), KiB.
+#[allow(dead_code)]
+pub fn rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).expect("VmRSS");
+    line.split_whitespace().nth(1).and_then(|v| v.parse().ok()).expect("VmRSS in kB")
+}
