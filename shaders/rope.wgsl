@@ -34,16 +34,29 @@ fn rotate(is_q: bool, base: u32, pos: u32, lid: u32) {
     }
 }
 
+fn rotate_head(h: u32, row: u32, pos: u32, lid: u32) {
+    if (h < p.n_q_heads) {
+        rotate(true, (row * p.n_q_heads + h) * p.head_dim, pos, lid);
+    } else {
+        rotate(false, (row * p.n_kv_heads + (h - p.n_q_heads)) * p.head_dim, pos, lid);
+    }
+}
+
 // grid: (n_q_heads + n_kv_heads, n_tokens)
 @compute @workgroup_size(64)
 fn rope(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     let row = wg.y;
     if (row >= step.n_tokens) { return; }
-    let pos = min(step.pos0 + row, p.max_pos - 1u);
-    let h = wg.x;
-    if (h < p.n_q_heads) {
-        rotate(true, (row * p.n_q_heads + h) * p.head_dim, pos, lid.x);
-    } else {
-        rotate(false, (row * p.n_kv_heads + (h - p.n_q_heads)) * p.head_dim, pos, lid.x);
-    }
+    rotate_head(wg.x, row, min(step.pos0 + row, p.max_pos - 1u), lid.x);
+}
+
+// A packed prefill: row r at position rows[2r + 1] (rows[2r] is its KV slot).
+@group(0) @binding(7) var<storage, read> rows: array<u32>;
+
+// grid: (n_q_heads + n_kv_heads, n_tokens)
+@compute @workgroup_size(64)
+fn rope_rows(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    let row = wg.y;
+    if (row >= step.n_tokens) { return; }
+    rotate_head(wg.x, row, min(rows[2u * row + 1u], p.max_pos - 1u), lid.x);
 }

@@ -269,7 +269,7 @@ fn rope_neox_interleaved_partial() {
         let ko = g.activation("k_out", nkv * hd, Rows::Tokens);
         let attrs =
             RopeAttrs { n_q_heads: nq, n_kv_heads: nkv, head_dim: hd, rotary_dim: rot, interleaved: inter, max_pos };
-        g.push(Op::Rope { q: qt, k: kt, cos_sin: cs, q_out: qo, k_out: ko, attrs });
+        g.push(Op::Rope { q: qt, k: kt, cos_sin: cs, q_out: qo, k_out: ko, attrs, rows: None });
         g.outputs.extend([qo, ko]);
         let plan = run(g, m, pos0, m);
         let pos: Vec<usize> = (pos0..pos0 + m).collect();
@@ -310,8 +310,8 @@ fn kv_append_and_attention_gqa() {
             let (kct, vct) = (g.bound("kc", Arc::clone(&kc)), g.bound("vc", Arc::clone(&vc)));
             let out = g.activation("out", nh * hd, Rows::Tokens);
             let shape = AttnShape { n_heads: nh, n_kv_heads: nkv, head_dim: hd, max_seq };
-            g.push(Op::KvAppend { k: kt, v: vt, k_cache: kct, v_cache: vct, attrs: shape });
-            g.push(Op::Attention { q: qt, k_cache: kct, v_cache: vct, out, attrs: shape, scale });
+            g.push(Op::KvAppend { k: kt, v: vt, k_cache: kct, v_cache: vct, attrs: shape, rows: None });
+            g.push(Op::Attention { q: qt, k_cache: kct, v_cache: vct, out, attrs: shape, scale, rows: None });
             g.outputs.push(out);
             let plan = run(g, m, pos0, m);
             cache.append(&k, &v, pos0);

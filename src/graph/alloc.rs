@@ -3,7 +3,7 @@
 //! hold a tensor first written by op j > i. Inputs are freed only after their
 //! last reader runs, so an op's outputs never alias its inputs.
 
-use super::ir::{Graph, Rows, Storage, TensorId};
+use super::ir::{Graph, Rows, Storage, TensorId, OUTPUT_ROWS};
 
 /// Which pooled slot each activation uses, and each slot's size in bytes.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,6 +21,7 @@ impl Assignment {
 pub fn activation_bytes(width: usize, rows: Rows, max_rows: usize) -> u64 {
     let rows = match rows {
         Rows::Tokens => max_rows,
+        Rows::Outputs => max_rows.min(OUTPUT_ROWS),
         Rows::One => 1,
     };
     (width * rows * 4) as u64

@@ -5,7 +5,7 @@
 use super::dispatch_attention as attention;
 use super::dispatch_matvec as matvec;
 use super::dispatch_partials as partials;
-use super::dispatch_spec::{bound, bytes, rows_of};
+use super::dispatch_spec::{bound, bytes, rows_grid, rows_of};
 use super::ir::{DeviceTensor, Graph, Op, Rows, TensorId};
 use crate::gpu::params::{self, flags};
 use crate::gpu::KernelId;
@@ -47,6 +47,27 @@ pub fn select(graph: &Graph, max_rows: usize, storage_limit: u32) -> Result<Vec<
 
 /// `storage_limit`: storage buffers a dispatch may bind (a kernel needing more is not chosen).
 pub fn select_one(
+    graph: &Graph,
+    index: usize,
+    op: &Op,
+    max_rows: usize,
+    storage_limit: u32,
+) -> Result<DispatchSpec, SelectError> {
+    let mut spec = select_kernel(graph, index, op, max_rows, storage_limit)?;
+    // The ops that may write a packed prefill's output rows (lm_head, argmax) run over those rows only.
+    let out = match *op {
+        Op::MatMul { out, .. } => Some(out),
+        Op::Argmax { logits, .. } => Some(logits),
+        Op::ArgmaxBlocks { partials, .. } | Op::ArgmaxReduce { partials, .. } => Some(partials),
+        _ => None,
+    };
+    if let Some(t) = out {
+        spec.grid = rows_grid(spec.grid, rows_of(graph, t));
+    }
+    Ok(spec)
+}
+
+fn select_kernel(
     graph: &Graph,
     index: usize,
     op: &Op,
@@ -140,7 +161,7 @@ pub fn select_one(
             b.push(Bind::Tensor(out));
             spec(kernel, bytes(p), b, grid)
         }
-        Op::Rope { q, k, cos_sin, q_out, k_out, attrs: a } => {
+        Op::Rope { q, k, cos_sin, q_out, k_out, attrs: a, rows } => {
             if w(q) != a.n_q_heads * a.head_dim || w(k) != a.n_kv_heads * a.head_dim || a.rotary_dim > a.head_dim {
                 return Err(err("q/k widths do not match the heads".into()));
             }
@@ -154,10 +175,11 @@ pub fn select_one(
                 ..Default::default()
             };
             let grid = Grid { x: Dim::Fixed((a.n_q_heads + a.n_kv_heads) as u32), y: Dim::TOKENS };
-            let b = [q, k, cos_sin, q_out, k_out].map(Bind::Tensor).to_vec();
-            spec(KernelId::Rope, bytes(p), b, grid)
+            let mut b = [q, k, cos_sin, q_out, k_out].map(Bind::Tensor).to_vec();
+            b.extend(rows.map(Bind::Tensor));
+            spec(if rows.is_some() { KernelId::RopeRows } else { KernelId::Rope }, bytes(p), b, grid)
         }
-        Op::KvAppend { k, v, k_cache, v_cache, attrs: a } => {
+        Op::KvAppend { k, v, k_cache, v_cache, attrs: a, rows } => {
             let kv_width = a.n_kv_heads * a.head_dim;
             let p = params::KvAppendParams {
                 kv_width: kv_width as u32,
@@ -165,12 +187,17 @@ pub fn select_one(
                 max_seq: a.max_seq as u32,
                 pad0: 0,
             };
-            let b = [k, v, k_cache, v_cache].map(Bind::Tensor).to_vec();
-            spec(KernelId::KvAppend, bytes(p), b, tokens_grid(kv_width))
+            let mut b = [k, v, k_cache, v_cache].map(Bind::Tensor).to_vec();
+            b.extend(rows.map(Bind::Tensor));
+            let kernel = if rows.is_some() { KernelId::KvAppendRows } else { KernelId::KvAppend };
+            spec(kernel, bytes(p), b, tokens_grid(kv_width))
         }
-        Op::Attention { q, k_cache, v_cache, out, attrs: a, scale } => {
+        Op::Attention { q, k_cache, v_cache, out, attrs: a, scale, rows } => {
             let parts = attention::Plain { q, k_cache, v_cache, out, attrs: a, scale };
-            attention::plain(parts, max_rows, storage_limit, index).map_err(err)?
+            match rows {
+                Some(rows) => attention::plain_rows(parts, rows, index).map_err(err)?,
+                None => attention::plain(parts, max_rows, storage_limit, index).map_err(err)?,
+            }
         }
         Op::SwiGlu { gate, up, out } | Op::Add { a: gate, b: up, out } => {
             let kernel = if matches!(op, Op::SwiGlu { .. }) { KernelId::SwiGlu } else { KernelId::Add };
@@ -229,8 +256,8 @@ pub fn select_one(
         Op::SigmoidGate(ref s) => return super::hybrid::select_sigmoid_gate(graph, index, s),
         Op::DualRmsNorm(ref n) => return super::hybrid::select_dual_norm(graph, index, n),
         Op::Argmax { logits, out, last_row } => {
-            // Logits with a row per token and no `last_row`: batched decode, a token per row.
-            let per_row = !last_row && rows_of(graph, logits) == Rows::Tokens;
+            // Logits with a row per token (or output) and no `last_row`: batched decode, a token per row.
+            let per_row = !last_row && rows_of(graph, logits) != Rows::One;
             let fl = if last_row {
                 flags::LAST_ROW
             } else if per_row {
@@ -245,8 +272,8 @@ pub fn select_one(
         Op::ArgmaxBlocks { logits, partials, last_row } => {
             let n = w(logits);
             let blocks = n.div_ceil(params::ARGMAX_BLOCK);
-            let per_row = !last_row && rows_of(graph, logits) == Rows::Tokens;
-            if w(partials) != 2 * blocks || (per_row && rows_of(graph, partials) != Rows::Tokens) {
+            let per_row = !last_row && rows_of(graph, logits) != Rows::One;
+            if w(partials) != 2 * blocks || (per_row && rows_of(graph, partials) != rows_of(graph, logits)) {
                 return Err(err(format!("partials are not {blocks} (value, index) pairs per row")));
             }
             let fl = if last_row {
@@ -265,7 +292,7 @@ pub fn select_one(
             if w(partials) != 2 * blocks {
                 return Err(err(format!("partials are not {blocks} (value, index) pairs per row")));
             }
-            let per_row = rows_of(graph, partials) == Rows::Tokens;
+            let per_row = rows_of(graph, partials) != Rows::One;
             let fl = if per_row { flags::PER_ROW } else { 0 };
             let p = params::ArgmaxParams { n: n as u32, flags: fl, blocks: blocks as u32, pad1: 0 };
             let grid = Grid { x: Dim::Fixed(1), y: if per_row { Dim::TOKENS } else { Dim::Fixed(1) } };

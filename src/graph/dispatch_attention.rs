@@ -129,6 +129,25 @@ pub fn plain(x: Plain, max_rows: usize, storage_limit: u32, index: usize) -> Res
     Ok(dispatch(KernelId::Attention, index, bytes(p), b, Grid { x: heads, y: Dim::TOKENS }, 0))
 }
 
+/// `Op::Attention` with rows (a packed prefill): row r attends over its slot's positions
+/// 0..=rows[2r + 1], which a `KvAppend` of every row wrote before (so rows of one sequence see each
+/// other): the batched decode kernel in its PREPARED mode, one workgroup a head and row (and split).
+pub fn plain_rows(x: Plain, rows: TensorId, index: usize) -> Result<DispatchSpec, String> {
+    let a = x.attrs;
+    if a.head_dim > 256 || !a.head_dim.is_multiple_of(4) || !a.n_heads.is_multiple_of(a.n_kv_heads) {
+        return Err(unsupported(a));
+    }
+    let (split_y, split_flags, scratch) = splits(a, true);
+    let mut b = vec![Bind::Tensor(x.q)];
+    b.extend([Bind::Dummy; 5]);
+    b.extend([x.k_cache, x.v_cache, x.out].map(Bind::Tensor));
+    b.extend([scratch, Bind::Tensor(rows)]);
+    let flags = params::attn_decode::PREPARED | split_flags;
+    let p = decode_params(a, x.scale, 0, flags, 0.0);
+    let grid = Grid { x: Dim::Fixed(a.n_heads as u32), y: split_y };
+    Ok(dispatch(KernelId::AttentionRows, index, bytes(p), b, grid, flags))
+}
+
 /// `Op::AttentionDecode` (rows = None) and `Op::AttentionRows` (batched decode: each row at its own
 /// slot and position); both split long contexts (see `splits`).
 pub fn decode(a: &AttentionDecode, rows: Option<TensorId>, index: usize) -> Result<DispatchSpec, String> {

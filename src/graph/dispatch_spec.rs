@@ -13,6 +13,12 @@ pub enum Dim {
         mul: u32,
         div: u32,
     },
+    /// ceil(outputs * mul / div) for the step's output rows (`Rows::Outputs`, `Plan::set_outputs`);
+    /// resolves as `Tokens` where no output count is known (an upper bound: outputs <= tokens).
+    Outputs {
+        mul: u32,
+        div: u32,
+    },
     /// The flash-decoding splits decode attention needs at the step's context
     /// (attention_decode.wgsl's `split_of`): 1 up to twice 2^log2 positions, then one a run of
     /// 2^log2, at most `most`, and at most SPLIT_MAX_WORKGROUPS workgroups in all. A short context
@@ -64,7 +70,7 @@ impl Dim {
     pub fn resolve(self, n_tokens: u32, kv_len: u32) -> u32 {
         match self {
             Dim::Fixed(v) => v,
-            Dim::Tokens { mul, div } => (n_tokens * mul).div_ceil(div),
+            Dim::Tokens { mul, div } | Dim::Outputs { mul, div } => (n_tokens * mul).div_ceil(div),
             Dim::KvSplits { log2, most, max_seq, heads, per_row } => {
                 let len = kv_len.min(max_seq);
                 let rows = if per_row { n_tokens.max(1) } else { 1 };
@@ -151,6 +157,16 @@ pub(super) fn bound(graph: &Graph, t: TensorId) -> Option<&DeviceTensor> {
         Storage::Bound(d) => Some(d),
         Storage::Activation { .. } => None,
     }
+}
+
+/// `grid`'s row dimension for an output of `rows` rows: a dimension that follows the step's tokens
+/// follows its output rows instead where the output has a row per output (`Rows::Outputs`).
+pub(super) fn rows_grid(grid: Grid, rows: Rows) -> Grid {
+    let follow = |d: Dim| match (d, rows) {
+        (Dim::Tokens { mul, div }, Rows::Outputs) => Dim::Outputs { mul, div },
+        _ => d,
+    };
+    Grid { x: follow(grid.x), y: follow(grid.y) }
 }
 
 pub(super) fn rows_of(graph: &Graph, t: TensorId) -> Rows {

@@ -17,7 +17,15 @@ pub enum Rows {
     Tokens,
     /// Exactly one row (e.g. the last token's logits).
     One,
+    /// One row per sequence a packed prefill produces logits for: rows 0..outputs of the step (the
+    /// plan's `set_outputs`), each sequence's last token. At most `OUTPUT_ROWS`.
+    Outputs,
 }
+
+/// Most `Rows::Outputs` rows (a batched decoder's most slots, `dispatch::MAX_BATCH_ROWS`); such
+/// activations are allocated this many rows (or the plan's max_rows, if fewer), which also holds the
+/// rows a kernel's last row tile writes past the outputs (the tiled matmuls' tiles are at most 64 rows).
+pub const OUTPUT_ROWS: usize = 64;
 
 /// A buffer that lives outside the graph's activation pool.
 #[derive(Debug)]
@@ -109,12 +117,39 @@ pub enum Op {
     },
     /// `out = x . w^T (+ bias)`; with `last_row`, only the step's last row of x.
     MatMul { x: TensorId, w: TensorId, bias: Option<TensorId>, out: TensorId, last_row: bool },
-    /// Rotary embedding of q and k at positions pos0 + row.
-    Rope { q: TensorId, k: TensorId, cos_sin: TensorId, q_out: TensorId, k_out: TensorId, attrs: RopeAttrs },
-    /// Writes k and v rows into the layer's cache at positions pos0 + row.
-    KvAppend { k: TensorId, v: TensorId, k_cache: TensorId, v_cache: TensorId, attrs: AttnShape },
-    /// Causal attention of q over the cache (GQA).
-    Attention { q: TensorId, k_cache: TensorId, v_cache: TensorId, out: TensorId, attrs: AttnShape, scale: f32 },
+    /// Rotary embedding of q and k at positions pos0 + row, or with `rows` (a packed prefill, see
+    /// `AttentionRows` for the layout) at position `rows[2r + 1]`.
+    Rope {
+        q: TensorId,
+        k: TensorId,
+        cos_sin: TensorId,
+        q_out: TensorId,
+        k_out: TensorId,
+        attrs: RopeAttrs,
+        rows: Option<TensorId>,
+    },
+    /// Writes k and v rows into the layer's cache at positions pos0 + row, or with `rows` into slot
+    /// `rows[2r]`'s region at position `rows[2r + 1]`.
+    KvAppend {
+        k: TensorId,
+        v: TensorId,
+        k_cache: TensorId,
+        v_cache: TensorId,
+        attrs: AttnShape,
+        rows: Option<TensorId>,
+    },
+    /// Causal attention of q over the cache (GQA); with `rows`, row r over slot `rows[2r]`'s positions
+    /// 0..=rows[2r + 1] (already appended by a `KvAppend` before it, so several rows of one sequence
+    /// can share a step).
+    Attention {
+        q: TensorId,
+        k_cache: TensorId,
+        v_cache: TensorId,
+        out: TensorId,
+        attrs: AttnShape,
+        scale: f32,
+        rows: Option<TensorId>,
+    },
     /// `out = silu(gate) * up`.
     SwiGlu { gate: TensorId, up: TensorId, out: TensorId },
     /// `out = a + b`.
@@ -428,9 +463,13 @@ impl Op {
             Op::Embed { tokens, table, .. } => vec![*tokens, *table],
             Op::RmsNorm { x, weight, .. } => vec![*x, *weight],
             Op::MatMul { x, w, bias, .. } => [Some(*x), Some(*w), *bias].into_iter().flatten().collect(),
-            Op::Rope { q, k, cos_sin, .. } => vec![*q, *k, *cos_sin],
-            Op::KvAppend { k, v, .. } => vec![*k, *v],
-            Op::Attention { q, k_cache, v_cache, .. } => vec![*q, *k_cache, *v_cache],
+            Op::Rope { q, k, cos_sin, rows, .. } => {
+                [Some(*q), Some(*k), Some(*cos_sin), *rows].into_iter().flatten().collect()
+            }
+            Op::KvAppend { k, v, rows, .. } => [Some(*k), Some(*v), *rows].into_iter().flatten().collect(),
+            Op::Attention { q, k_cache, v_cache, rows, .. } => {
+                [Some(*q), Some(*k_cache), Some(*v_cache), *rows].into_iter().flatten().collect()
+            }
             Op::SwiGlu { gate, up, .. } => vec![*gate, *up],
             Op::Add { a, b, .. } => vec![*a, *b],
             Op::Argmax { logits, .. } => vec![*logits],
@@ -631,9 +670,10 @@ impl Graph {
     pub fn argmax(&mut self, logits: TensorId, out: TensorId, last_row: bool) {
         let n = self.width(logits);
         let blocks = n.div_ceil(crate::gpu::params::ARGMAX_BLOCK);
-        // Batched decode (a row per token, no last_row) keeps a partials row per token.
+        // Batched decode (a row per token, no last_row) keeps a partials row per token; a packed
+        // prefill, one per output row.
         let rows = match &self.desc(logits).storage {
-            Storage::Activation { rows: Rows::Tokens, .. } if !last_row => Rows::Tokens,
+            Storage::Activation { rows: r @ (Rows::Tokens | Rows::Outputs), .. } if !last_row => *r,
             _ => Rows::One,
         };
         let partials = self.activation("argmax_partials", 2 * blocks, rows);

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use super::alloc::{self, Assignment};
 use super::dispatch::{self, Bind, Dim, DispatchSpec, SelectError};
-use super::ir::{DeviceTensor, Graph, Storage, TensorId};
+use super::ir::{DeviceTensor, Graph, Storage, TensorId, OUTPUT_ROWS};
 use crate::gpu::params::{fused, FusedMatvecParams, Step};
 use crate::gpu::{Gpu, GpuError, PipelineKey};
 
@@ -71,6 +71,8 @@ pub struct Plan {
     /// Batched decode: the longest row's cache length after the step (`set_rows_context`), for the
     /// per-row split grids.
     rows_kv_len: AtomicU32,
+    /// A packed prefill: the step's output rows (`set_outputs`), which size `Dim::Outputs` grids.
+    outputs: AtomicU32,
 }
 
 /// The pipeline a dispatch runs. INT4 matvecs are specialized on their shape and,
@@ -185,6 +187,7 @@ impl Plan {
             max_rows: opts.max_rows,
             kv_len: AtomicU32::new(1),
             rows_kv_len: AtomicU32::new(1),
+            outputs: AtomicU32::new(1),
         })
     }
 
@@ -238,9 +241,24 @@ impl Plan {
         self.rows_kv_len.store(longest as u32, Ordering::Relaxed);
     }
 
+    /// A packed prefill: the sequences whose logits the next step computes (its first `n` rows; at
+    /// most `ir::OUTPUT_ROWS`, the rows `Rows::Outputs` activations hold).
+    pub fn set_outputs(&self, n: usize) {
+        assert!(
+            (1..=OUTPUT_ROWS.min(self.max_rows)).contains(&n),
+            "{n} output rows in a plan of {} (at most {OUTPUT_ROWS})",
+            self.max_rows
+        );
+        self.outputs.store(n as u32, Ordering::Relaxed);
+    }
+
     /// The workgroup grid `spec` runs for a step of `n_tokens` at the step set last.
     pub fn grid(&self, spec: &DispatchSpec, n_tokens: usize) -> (u32, u32) {
         let dim = |d: Dim| {
+            if let Dim::Outputs { .. } = d {
+                let outputs = self.outputs.load(Ordering::Relaxed).min(n_tokens as u32);
+                return d.resolve(outputs, 1);
+            }
             let kv = match d {
                 Dim::KvSplits { per_row: true, .. } => &self.rows_kv_len,
                 _ => &self.kv_len,

@@ -23,6 +23,11 @@ pub enum Mode {
     /// row r embeds `tokens_in[r]`, belongs to KV slot `rows[2r]` at position `rows[2r + 1]`, and its argmax
     /// lands in `next_token[r]`. Logits have one row per sequence.
     BatchedDecode,
+    /// Prompt tokens of several sequences in one step, over the batched decode state (a packed
+    /// prefill, `TextArch::supports_batched_decode` families): row r embeds `tokens_in[r]` and belongs to
+    /// KV slot `rows[2r]` at position `rows[2r + 1]`; rows 0..outputs (`Plan::set_outputs`) are the
+    /// sequences' last tokens, whose logits and argmax (`next_token[r]`) the step computes.
+    PackedPrefill,
 }
 
 /// One layer's per-sequence device state.
@@ -60,6 +65,32 @@ impl GraphIo {
             max_seq,
             rows: None,
             slots: 1,
+        })
+    }
+
+    /// A packed prefill's buffers over this batched state (`Mode::PackedPrefill`): its own token ids
+    /// and (slot, position) rows for `chunk` rows and a sampled id per output row; the caches and the
+    /// rope table are this state's.
+    pub fn packed(&self, gpu: &Gpu, chunk: usize) -> Result<GraphIo, ModelError> {
+        let layers = self
+            .layers
+            .iter()
+            .map(|l| match l {
+                LayerState::Attention { k_cache, v_cache } => {
+                    LayerState::Attention { k_cache: k_cache.clone(), v_cache: v_cache.clone() }
+                }
+                LayerState::Recurrent(v) => LayerState::Recurrent(v.clone()),
+            })
+            .collect();
+        let outputs = chunk.min(crate::graph::ir::OUTPUT_ROWS);
+        Ok(GraphIo {
+            tokens_in: DeviceTensor::u32(gpu, "packed tokens_in", &vec![0; chunk])?,
+            next_token: DeviceTensor::u32(gpu, "packed next_tokens", &vec![0; outputs])?,
+            cos_sin: self.cos_sin.clone(),
+            layers,
+            max_seq: self.max_seq,
+            rows: Some(DeviceTensor::u32(gpu, "packed rows", &vec![0; 2 * chunk])?),
+            slots: self.slots,
         })
     }
 

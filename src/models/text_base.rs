@@ -278,7 +278,7 @@ pub fn rms_norm(
 pub fn input_tokens(g: &mut Graph, io: &GraphIo, mode: Mode) -> TensorId {
     match mode {
         Mode::Decode => g.bound("next_token", io.next_token.clone()),
-        Mode::Prefill { .. } | Mode::BatchedDecode => g.bound("tokens_in", io.tokens_in.clone()),
+        Mode::Prefill { .. } | Mode::BatchedDecode | Mode::PackedPrefill => g.bound("tokens_in", io.tokens_in.clone()),
     }
 }
 
@@ -307,15 +307,16 @@ pub fn qkv(
     [q, k, v]
 }
 
-/// Single-sequence attention as separate ops (per-head q/k norms when given, rope, KV append,
-/// attention at the step's positions), which the decode fusion passes fold into one
-/// `AttentionDecode`. Returns the attention output.
+/// Attention as separate ops (per-head q/k norms when given, rope, KV append, attention at the
+/// step's positions), which the decode fusion passes fold into one `AttentionDecode`; with `rows`
+/// (a packed prefill), each row at its own slot and position. Returns the attention output.
 pub fn attention(
     g: &mut Graph,
     c: &TextConfig,
     [mut q, mut k, v, kc, vc, cos_sin]: [TensorId; 6],
     qk_norm: Option<(TensorId, TensorId)>,
     (shape, rope): (AttnShape, RopeAttrs),
+    rows: Option<TensorId>,
 ) -> TensorId {
     let (hd, qw, kvw) = (c.head_dim, c.heads * c.head_dim, c.kv_heads * c.head_dim);
     if let Some((qn, kn)) = qk_norm {
@@ -326,10 +327,11 @@ pub fn attention(
         (q, k) = (q2, k2);
     }
     let (qr, kr) = (act(g, "q_rope", qw), act(g, "k_rope", kvw));
-    g.push(Op::Rope { q, k, cos_sin, q_out: qr, k_out: kr, attrs: rope });
-    g.push(Op::KvAppend { k: kr, v, k_cache: kc, v_cache: vc, attrs: shape });
+    g.push(Op::Rope { q, k, cos_sin, q_out: qr, k_out: kr, attrs: rope, rows });
+    g.push(Op::KvAppend { k: kr, v, k_cache: kc, v_cache: vc, attrs: shape, rows });
     let attn = act(g, "attn", qw);
-    g.push(Op::Attention { q: qr, k_cache: kc, v_cache: vc, out: attn, attrs: shape, scale: 1.0 / (hd as f32).sqrt() });
+    let scale = 1.0 / (hd as f32).sqrt();
+    g.push(Op::Attention { q: qr, k_cache: kc, v_cache: vc, out: attn, attrs: shape, scale, rows });
     attn
 }
 
@@ -375,9 +377,16 @@ pub fn logits<M>(
     let xn = rms_norm(&mut g, c, x, final_norm, "final_norm", c.hidden, 1);
     let lm_head = g.bound("lm_head", w.lm_head.clone());
     let all = matches!(mode, Mode::Prefill { all_logits: true });
-    // Batched decode: a row of logits and an argmax per sequence.
-    let per_row = all || mode == Mode::BatchedDecode;
-    let logits = g.activation("logits", c.vocab, if per_row { Rows::Tokens } else { Rows::One });
+    // Batched decode: a row of logits and an argmax per sequence; a packed prefill, per sequence
+    // ending in the step (its first rows).
+    let rows = match mode {
+        Mode::PackedPrefill => Rows::Outputs,
+        Mode::BatchedDecode => Rows::Tokens,
+        _ if all => Rows::Tokens,
+        _ => Rows::One,
+    };
+    let per_row = rows != Rows::One;
+    let logits = g.activation("logits", c.vocab, rows);
     g.push(Op::MatMul { x: xn, w: lm_head, bias: None, out: logits, last_row: !per_row });
     g.argmax(logits, next_token, all);
     g.outputs.push(logits);

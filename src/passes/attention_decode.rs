@@ -9,9 +9,12 @@ pub fn run(g: &mut Graph, limits: &PassLimits) -> PassReport {
         g.ops.iter().filter_map(|op| if let Op::Attention { out, .. } = op { Some(*out) } else { None }).collect();
     for out in outs {
         let Some(i) = writer(g, out) else { continue };
-        let Op::Attention { q: qr, k_cache, v_cache, attrs, scale, .. } = g.ops[i].clone() else { continue };
+        // A packed prefill's ops (`rows`) stay apart: several of their rows may share a sequence.
+        let Op::Attention { q: qr, k_cache, v_cache, attrs, scale, rows: None, .. } = g.ops[i].clone() else {
+            continue;
+        };
         let Some(ri) = writer(g, qr) else { continue };
-        let Op::Rope { q, k, cos_sin, q_out, k_out, attrs: rope } = g.ops[ri].clone() else { continue };
+        let Op::Rope { q, k, cos_sin, q_out, k_out, attrs: rope, rows: None } = g.ops[ri].clone() else { continue };
         let Some(ai) = g.ops.iter().position(|op| matches!(op, Op::KvAppend { k, .. } if *k == k_out)) else {
             continue;
         };

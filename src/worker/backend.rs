@@ -30,6 +30,17 @@ pub trait TextBackend {
     /// Like `prefill`, returning the logits after every token ([tokens.len(), vocab]) from one all-logits
     /// prefill (prompt logprobs: row i scores token i + 1).
     fn prefill_all_logits(&mut self, slot: Slot, tokens: &[u32]) -> Result<Vec<f32>, BackendError>;
+    /// Most prompt tokens and sequences one `prefill_packed` takes; None: this backend prefills one
+    /// sequence at a time.
+    fn packed_prefill_capacity(&self) -> Option<(usize, usize)> {
+        None
+    }
+    /// `prefill` of every listed slot (distinct slots, within `packed_prefill_capacity`) in one step;
+    /// each slot's logits and greedy token then read as after its own `prefill`. Submits work.
+    fn prefill_packed(&mut self, seqs: &[(Slot, &[u32])]) -> Result<(), BackendError> {
+        let _ = seqs;
+        Err(BackendError::Batch("this backend prefills one sequence at a time".into()))
+    }
     /// One decode step for every listed slot: appends the token and computes
     /// the logits after it.
     fn decode(&mut self, batch: &[(Slot, u32)]) -> Result<(), BackendError>;
@@ -178,6 +189,20 @@ impl TextBackend for BatchedBackend {
     fn prefill_all_logits(&mut self, slot: Slot, tokens: &[u32]) -> Result<Vec<f32>, BackendError> {
         let slot = self.slot(slot)?;
         Ok(self.decoder.prefill_all_logits(slot, tokens)?)
+    }
+
+    fn packed_prefill_capacity(&self) -> Option<(usize, usize)> {
+        self.decoder.packed_capacity()
+    }
+
+    fn prefill_packed(&mut self, seqs: &[(Slot, &[u32])]) -> Result<(), BackendError> {
+        for &(s, _) in seqs {
+            self.slot(s)?;
+        }
+        if !self.decoder.prefill_packed(seqs)? {
+            return Err(BackendError::Batch("this model has no packed prefill".into()));
+        }
+        Ok(())
     }
 
     fn decode(&mut self, batch: &[(Slot, u32)]) -> Result<(), BackendError> {

@@ -3,8 +3,10 @@
 //! 2. admits waiting sequences into free slots, each starting from the longest prefix of its prompt
 //!    that some slot's KV cache holds (`prefix`),
 //! 3. prefills up to `prefill_chunk` prompt tokens (long prompts take several
-//!    steps, so decoding sequences are not starved); a sequence whose prompt is complete
-//!    streams its first token right away,
+//!    steps, so decoding sequences are not starved): where two or more sequences have prompt
+//!    left and the backend packs prompts, their chunks go in ONE step (shortest rest first) and
+//!    every first token comes from one readback; otherwise one sequence at a time, a sequence
+//!    whose prompt is complete streaming its first token right away,
 //! 4. decodes every sequence that has a token to feed, in ONE backend call,
 //! 5. picks each sequence's next token (GPU argmax, or CPU sampling from the
 //!    logits when the request needs them) and streams it out.
@@ -249,7 +251,7 @@ impl Scheduler {
     /// Returns the tokens generated.
     fn prefill(&mut self) -> usize {
         let mut budget = self.prefill_chunk;
-        let mut produced = 0;
+        let mut produced = self.prefill_packed(&mut budget);
         for slot in 0..self.slots.len() {
             if budget == 0 {
                 break;
@@ -287,6 +289,65 @@ impl Scheduler {
             }
         }
         produced
+    }
+
+    /// Where the backend packs prompts and two or more sequences (none scoring its prompt) have prompt
+    /// left: their chunks within the budget, shortest rest first (more first tokens sooner), in one
+    /// step, and the first token of each whose prompt completes from one readback. Returns the
+    /// tokens generated.
+    fn prefill_packed(&mut self, budget: &mut usize) -> usize {
+        let Some((max_rows, max_seqs)) = self.backend.packed_prefill_capacity() else { return 0 };
+        let mut pending: Vec<(usize, Slot)> = (0..self.slots.len())
+            .filter_map(|s| {
+                let a = self.slots[s].as_ref()?;
+                (!a.prefill_done() && !a.req.prompt_logprobs).then(|| (a.req.prompt.len() - a.prefilled, s))
+            })
+            .collect();
+        pending.sort_unstable();
+        let mut left = (*budget).min(max_rows);
+        let mut plan: Vec<(Slot, usize)> = Vec::new();
+        for (rest, slot) in pending {
+            if left == 0 || plan.len() == max_seqs {
+                break;
+            }
+            let take = left.min(rest);
+            left -= take;
+            plan.push((slot, take));
+        }
+        if plan.len() < 2 {
+            return 0;
+        }
+        let chunks: Vec<(Slot, &[u32])> = plan
+            .iter()
+            .filter_map(|&(slot, n)| {
+                let a = self.slots[slot].as_ref()?;
+                Some((slot, &a.req.prompt[a.prefilled..a.prefilled + n]))
+            })
+            .collect();
+        if let Err(e) = self.backend.prefill_packed(&chunks) {
+            let err = WorkerError::Engine(e.to_string());
+            for &(slot, _) in &plan {
+                self.fail(slot, err.clone());
+            }
+            return 0;
+        }
+        let mut complete = Vec::new();
+        for &(slot, n) in &plan {
+            *budget -= n;
+            let Some(a) = self.slots[slot].as_mut() else { continue };
+            a.kv.extend_from_slice(&a.req.prompt[a.prefilled..a.prefilled + n]);
+            a.prefilled += n;
+            a.len += n;
+            if !a.prefill_done() {
+                continue;
+            }
+            if a.req.max_tokens == 0 {
+                self.finish(slot, FinishReason::Length);
+            } else {
+                complete.push(slot);
+            }
+        }
+        self.choose_next(&complete)
     }
 
     /// One decode step over every sequence with a token to feed.

@@ -66,7 +66,7 @@ pub fn build_graph(c: &Lfm2Config, w: &Lfm2Weights, io: &GraphIo, mode: Mode) ->
                 let (kc, vc) = (bind("k_cache", k_cache), bind("v_cache", v_cache));
                 let [qt, kt, vt] = qkv(&mut g, c, xn, [wq, wk, wv], [None; 3]);
                 let cs = cos_sin.expect("attention layers have a rope table");
-                let attn = attention(&mut g, c, [qt, kt, vt, kc, vc, cs], Some((qn, kn)), (shape, rope));
+                let attn = attention(&mut g, c, [qt, kt, vt, kc, vc, cs], Some((qn, kn)), (shape, rope), None);
                 g.push(Op::MatMul { x: attn, w: wo, bias: None, out: o, last_row: false });
             }
             _ => unreachable!("new_io allocates each layer's state to match its mixer"),

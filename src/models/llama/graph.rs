@@ -15,7 +15,8 @@ pub fn build_graph(c: &LlamaConfig, w: &LlamaWeights, io: &GraphIo, mode: Mode) 
     let h = c.hidden;
     let tokens = input_tokens(&mut g, io, mode);
     let batched = mode == Mode::BatchedDecode;
-    let rows = io.rows.as_ref().filter(|_| batched).map(|r| g.bound("rows", r.clone()));
+    let packed = mode == Mode::PackedPrefill;
+    let rows = io.rows.as_ref().filter(|_| batched || packed).map(|r| g.bound("rows", r.clone()));
     let next_token = g.bound("next_token", io.next_token.clone());
     let cos_sin = g.bound("rope.cos_sin", io.cos_sin.clone().expect("the llama family allocates a rope table"));
     let table = g.bound("embed_tokens", w.embed.clone());
@@ -47,7 +48,7 @@ pub fn build_graph(c: &LlamaConfig, w: &LlamaWeights, io: &GraphIo, mode: Mode) 
 
         let xn = rms_norm(&mut g, c, x, attn_norm, "attn_in", h, 1);
         let [q, k, v] = qkv(&mut g, c, xn, [wq, wk, wv], [bq, bk, bv]);
-        let attn = if let Some(rows) = rows {
+        let attn = if let Some(rows) = rows.filter(|_| batched) {
             let attn = act(&mut g, "attn", c.heads * c.head_dim);
             // Batched decode: q/k norms, rope, KV append and attention per row in one op (its kernel reads
             // each row's slot and position).
@@ -67,7 +68,9 @@ pub fn build_graph(c: &LlamaConfig, w: &LlamaWeights, io: &GraphIo, mode: Mode) 
             g.push(Op::AttentionRows { attn: attn_op, rows });
             attn
         } else {
-            attention(&mut g, c, [q, k, v, kc, vc, cos_sin], qn.zip(kn), (shape, rope))
+            // A packed prefill's rows of one sequence see each other's keys: the ops stay apart (all
+            // rows appended before any attends).
+            attention(&mut g, c, [q, k, v, kc, vc, cos_sin], qn.zip(kn), (shape, rope), rows)
         };
         let o = act(&mut g, "o", h);
         g.push(Op::MatMul { x: attn, w: wo, bias: None, out: o, last_row: false });

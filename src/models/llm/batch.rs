@@ -14,6 +14,7 @@
 
 use std::sync::Arc;
 
+mod packed;
 mod prefix;
 
 use super::{Session, SessionOptions, TextModel};
@@ -80,6 +81,8 @@ pub struct BatchedDecoder {
     /// The token the latest single-sequence step consumed: where a grid barrier of the scratch's plan
     /// gives up a wait, that step is computed again from it.
     solo_fed: u32,
+    /// Several prompts' chunks in one step (`prefill_packed`); None where its plan could not be made.
+    packed: Option<packed::Packed>,
 }
 
 fn buf(t: &DeviceTensor) -> &wgpu::Buffer {
@@ -124,6 +127,15 @@ impl BatchedDecoder {
         };
         let vocab = arch.vocab();
         gpu.check_binding("prefill logits", (slots * vocab * 4) as u64)?;
+        let chunk = model.opts.prefill_chunk.min(max_seq);
+        let packed = match (chunk > 1 && slots > 1).then(|| packed::Packed::new(model, &io, chunk)) {
+            None => None,
+            Some(Ok(p)) => Some(p),
+            Some(Err(e)) => {
+                tracing::warn!("packed prefill unavailable ({e}); prompts are prefilled one at a time");
+                None
+            }
+        };
         Ok(BatchedDecoder {
             prefill_logits: gpu.storage("prefill logits", (slots * vocab * 4) as u64),
             prefill_tokens: gpu.storage("prefill tokens", (slots * 4) as u64),
@@ -146,6 +158,7 @@ impl BatchedDecoder {
             staging_next: 0,
             unflushed: None,
             solo_fed: 0,
+            packed,
         })
     }
 

@@ -103,7 +103,7 @@ fn attention(
     let k = matmul(g, xn, wk, "k", kvw);
     let v = matmul(g, xn, wv, "v", kvw);
     let at = (c.attn_shape(max_seq), c.rope_attrs(c.rotary_dim, max_seq));
-    let attn = text_base::attention(g, c, [q, k, v, kc, vc, cos_sin], Some((qn, kn)), at);
+    let attn = text_base::attention(g, c, [q, k, v, kc, vc, cos_sin], Some((qn, kn)), at, None);
     let gated = act(g, "attn_gated", qw);
     g.push(Op::SigmoidGate(SigmoidGate { x: attn, gate, out: gated }));
     matmul(g, gated, wo, "mixer_out", c.hidden)
