@@ -192,6 +192,11 @@ fn packed_prefill_refuses_what_does_not_fit() {
     full.prefill(0, &[5; 62]).unwrap();
     let past = full.prefill_packed(&[(0, &[1, 2, 3]), (1, &one)]).unwrap_err();
     assert!(matches!(past, gerbil::models::ModelError::ContextFull { need: 65, max: 64 }), "{past}");
-    assert!(dec.prefill_packed(&[(0, &five), (2, &one)]).unwrap());
-    assert_eq!((dec.len(0), dec.len(1), dec.len(2)), (5, 0, 1));
+    let four_seqs = dec.prefill_packed(&[(0, &one), (1, &one), (2, &one), (3, &one)]).unwrap_err().to_string();
+    assert!(four_seqs.contains("4 tokens in 4 sequences (at most 8 in 3)"), "{four_seqs}");
+    // Exactly the step's rows and exactly its sequences fit.
+    assert!(dec.prefill_packed(&[(0, &five), (2, &[4, 4, 4])]).unwrap());
+    assert_eq!((dec.len(0), dec.len(1), dec.len(2)), (5, 0, 3));
+    assert!(dec.prefill_packed(&[(0, &one), (1, &one), (2, &one)]).unwrap());
+    assert_eq!((dec.len(0), dec.len(1), dec.len(2)), (6, 1, 4));
 }

@@ -30,6 +30,7 @@ struct Fake {
     log: Arc<Mutex<Vec<Call>>>,
     capacity: Option<(usize, usize)>,
     fail_packed: bool,
+    context: usize,
 }
 
 impl TextBackend for Fake {
@@ -38,7 +39,7 @@ impl TextBackend for Fake {
     }
 
     fn max_context(&self) -> usize {
-        1024
+        self.context
     }
 
     fn packed_prefill_capacity(&self) -> Option<(usize, usize)> {
@@ -106,8 +107,19 @@ fn serve(
     capacity: Option<(usize, usize)>,
     fail_packed: bool,
 ) -> (Vec<Call>, Vec<Outcome>) {
+    serve_in(requests, budget, capacity, fail_packed, 1024)
+}
+
+/// `serve` with a context window of `context` tokens.
+fn serve_in(
+    requests: Vec<Request>,
+    budget: usize,
+    capacity: Option<(usize, usize)>,
+    fail_packed: bool,
+    context: usize,
+) -> (Vec<Call>, Vec<Outcome>) {
     let log = Arc::new(Mutex::new(Vec::new()));
-    let fake = Fake { log: log.clone(), capacity, fail_packed };
+    let fake = Fake { log: log.clone(), capacity, fail_packed, context };
     let metrics = Arc::new(Metrics::new());
     let queue = Arc::new(QueueCounter::new(64, metrics.clone()));
     let mut sched = Scheduler::new("fake".into(), Box::new(fake), vec![0], budget, queue, metrics);
@@ -289,4 +301,18 @@ fn a_failed_packed_step_fails_exactly_its_sequences() {
     }
     assert!(!outcomes[0].failed, "the scored prompt was not in the failed step");
     assert_eq!(outcomes[0].tokens, vec![1, 1]);
+}
+
+/// A context window of 8 and max_tokens 10: the window alone ends each packed sequence, counting its
+/// packed prompt (5 tokens: 4 generated, the last one's K/V would be position 9; 3 tokens: 6).
+#[test]
+fn the_context_window_alone_ends_packed_sequences() {
+    let mut long = req(5, 100);
+    long.max_tokens = 10;
+    let mut short = req(3, 200);
+    short.max_tokens = 10;
+    let (calls, outcomes) = serve_in(vec![long, short], 64, Some((64, 8)), false, 8);
+    assert_eq!(calls, [Call::Packed(vec![(1, vec![200, 201, 202]), (0, (100..105).collect())])]);
+    assert_eq!(outcomes[0], Outcome { tokens: vec![1; 4], finished: Some(FinishReason::Length), failed: false });
+    assert_eq!(outcomes[1], Outcome { tokens: vec![2; 6], finished: Some(FinishReason::Length), failed: false });
 }

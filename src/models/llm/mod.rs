@@ -34,7 +34,7 @@ impl Default for LoadOptions {
         LoadOptions {
             format: WeightFormat::Int4 { group: 32 },
             max_context: 4096,
-            prefill_chunk: 256,
+            prefill_chunk: 1024,
             fusion: FusionConfig::default(),
         }
     }

@@ -355,13 +355,18 @@ impl Session {
         }
         if self.all_prefill.is_none() {
             let (graph, logits) = self.all_graph.take().expect("a last-row session keeps its all-logits graph");
-            let plan = self.exec.plan(graph, PlanOptions { max_rows: self.chunk, ..Default::default() })?;
+            // A row of logits per token: as many rows as one binding holds (a vocabulary of 150k
+            // words is 600 KB a row), at most a prefill chunk.
+            let caps = &self.exec.gpu().caps;
+            let binding = caps.max_storage_binding_size.min(caps.max_buffer_size);
+            let rows = self.chunk.min((binding / (self.vocab as u64 * 4)) as usize).max(1);
+            let plan = self.exec.plan(graph, PlanOptions { max_rows: rows, ..Default::default() })?;
             self.all_prefill = Some((plan, logits));
         }
         let gpu = self.prefill_gpu();
         let (plan, logits) = self.all_prefill.as_ref().expect("built above");
         let mut out = Vec::with_capacity(tokens.len() * self.vocab);
-        for chunk in tokens.chunks(self.chunk) {
+        for chunk in tokens.chunks(plan.max_rows) {
             gpu.queue.write_buffer(tensor_buf(&self.io.tokens_in), 0, bytemuck::cast_slice(chunk));
             plan.run(chunk.len(), self.pos);
             self.pos += chunk.len();

@@ -75,7 +75,7 @@ impl BatchedDecoder {
         // Rows of single-sequence steps still only in the scratch cache go into their slot first.
         self.flush();
         let (tokens, rows) = self.packed_rows(&seqs);
-        let longest = seqs.iter().map(|&(s, t)| self.pos[s] + t.len()).max().unwrap_or(1);
+        let longest = self.packed_context(&seqs);
         let p = self.packed.as_ref().expect("checked above");
         let gpu = &self.gpu;
         gpu.queue.write_buffer(buf(&p.io.tokens_in), 0, bytemuck::cast_slice(&tokens));
@@ -103,6 +103,12 @@ impl BatchedDecoder {
             self.last[slot] = Last::Prefill;
         }
         Ok(true)
+    }
+
+    /// The longest context a row of the step reaches, which sizes the split attention's grid (each row
+    /// still takes only the splits its own context needs: a wrong value costs speed, not output).
+    fn packed_context(&self, seqs: &[(Slot, &[u32])]) -> usize {
+        seqs.iter().map(|&(s, t)| self.pos[s] + t.len()).max().unwrap_or(1)
     }
 
     /// The step's token ids and (slot, position) rows: each sequence's last token first, in `seqs`
