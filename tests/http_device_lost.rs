@@ -8,10 +8,13 @@ mod http_support;
 use http_support::*;
 use serde_json::{json, Value};
 
-/// Serves until the device is lost after `steps` worker steps.
+/// Serves until the device is lost after `steps` worker steps. Each step is followed by a pause,
+/// so the client hears of the loss well before the worker's loop notices it: /ready must already
+/// say "not ready" then, or a client retrying on /ready meets the reload.
 fn losing_server(steps: u64) -> TestServer {
     let mut cfg = config();
     cfg.debug.lose_device_after_steps = Some(steps);
+    cfg.debug.step_delay_ms = 200;
     start(cfg)
 }
 

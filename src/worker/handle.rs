@@ -88,9 +88,10 @@ impl WorkerHandle {
         })
     }
 
-    /// The loaded models, once loading is over (None while it runs).
+    /// The loaded models, once loading is over (None while it runs, and from the moment their
+    /// device is lost until the reload is over).
     pub fn registry(&self) -> Option<Arc<Registry>> {
-        self.registry.borrow().clone()
+        self.registry.borrow().clone().filter(|r| !r.device.as_ref().is_some_and(|d| d.is_lost()))
     }
 
     /// Waits until loading is over; None if the worker died first.
@@ -109,5 +110,23 @@ impl WorkerHandle {
 
     pub fn queue_waiting(&self) -> usize {
         self.queue.waiting()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::DeviceHealth;
+
+    #[test]
+    fn a_registry_on_a_lost_device_is_not_offered() {
+        let health = Arc::new(DeviceHealth::default());
+        let registry = Registry { device: Some(health.clone()), ..Registry::default() };
+        let handle = WorkerHandle::detached(registry, Arc::new(Metrics::new()), 4);
+        assert!(handle.registry().is_some(), "a working device's models are offered");
+        health.mark_lost("Destroyed: test".into());
+        assert!(handle.registry().is_none(), "from the loss until the reload, none are");
+        let gpuless = WorkerHandle::detached(Registry::default(), Arc::new(Metrics::new()), 4);
+        assert!(gpuless.registry().is_some(), "a registry without a device (load failures only) stays offered");
     }
 }

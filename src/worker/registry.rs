@@ -92,6 +92,10 @@ pub struct Registry {
     pub failures: Vec<LoadFailure>,
     /// OpenAI's transcription model and voice names, mapped onto what is loaded.
     pub openai: crate::config::OpenAiNames,
+    /// The health of the device these models live on (None without a GPU). Once it is lost the
+    /// registry is stale: the handle stops offering it before the worker has failed what was in
+    /// flight, so a client told "device lost" never sees /ready answer 200 from before the loss.
+    pub device: Option<Arc<crate::gpu::DeviceHealth>>,
 }
 
 impl Registry {

@@ -191,6 +191,7 @@ fn load_all(
         }
     }
     let audio = AudioWorker::new(speech, queue.clone(), metrics.clone(), exec.health().clone());
+    registry.device = Some(exec.health().clone());
     tracing::info!(adapter = %exec.caps().adapter_name, backend = %exec.caps().backend, "GPU ready");
     let limits = &cfg.limits;
     for spec in &cfg.models {
