@@ -120,6 +120,7 @@ fn app() -> &'static (tokio::runtime::Runtime, axum::Router) {
             voices: vec![VoiceEntry { name: "joe".into(), index: 0, info }],
             failures: vec![],
             openai: cfg.openai.clone(),
+            device: None,
         };
         let metrics = Arc::new(gerbil::worker::Metrics::new());
         let worker = gerbil::worker::WorkerHandle::detached(registry, metrics, cfg.limits.max_queue);
