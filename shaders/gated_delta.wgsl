@@ -6,5 +6,5 @@ fn conv_keep(t: u32, ch: u32, raw: f32) {}
 
 @compute @workgroup_size(256)
 fn gated_delta(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    gated_delta_core(wg, lid);
+    gated_delta_core(wg, lid, 0u, step.n_tokens, 0u);
 }

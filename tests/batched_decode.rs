@@ -1,6 +1,6 @@
 //! Batched decode: the per-row attention kernel and per-row argmax against the CPU reference, and whole
-//! batched decode steps of the dense fixtures against single-sequence sessions, with rows at different
-//! positions joining and leaving between steps.
+//! batched decode steps of the dense and recurrent fixtures against single-sequence sessions, with rows at
+//! different positions joining and leaving between steps.
 
 mod common;
 
@@ -235,6 +235,22 @@ fn batched_decode_equals_single_sequences_f32() {
     }
 }
 
+/// The recurrent families: each row's conv window (and Qwen3.5's delta-rule state) is its slot's; a
+/// slot's state goes into the scratch for its prefill and single-sequence steps and back.
+#[test]
+fn batched_decode_equals_single_sequences_recurrent_f32() {
+    for name in ["lfm2", "qwen3_5"] {
+        batched_matches_single(name, WeightFormat::F32, 1e-4);
+    }
+}
+
+#[test]
+fn batched_decode_equals_single_sequences_recurrent_int4() {
+    for name in ["lfm2", "qwen3_5"] {
+        batched_matches_single(name, WeightFormat::Int4 { group: 32 }, 0.0);
+    }
+}
+
 #[test]
 fn batched_decode_equals_single_sequences_int4() {
     for (name, group) in [("llama3_rope", 64), ("qwen3", 128)] {
@@ -280,8 +296,14 @@ fn all_logits_prefill_into_a_slot() {
 /// other rows than the previous step's is refused.
 #[test]
 fn chained_greedy_steps_equal_single_sequence_generation() {
+    for name in ["llama", "lfm2", "qwen3_5"] {
+        chained_greedy_steps(name);
+    }
+}
+
+fn chained_greedy_steps(name: &str) {
     let opts = LoadOptions { format: WeightFormat::Int4 { group: 32 }, max_context: 64, ..Default::default() };
-    let model = TextModel::load(&exec(), &fixture("llama"), opts).unwrap();
+    let model = TextModel::load(&exec(), &fixture(name), opts).unwrap();
     let prompts: [Vec<u32>; 3] = [vec![5, 9, 2], vec![17, 3, 3, 40, 8], vec![1]];
     let slots = [2usize, 0, 3];
     let steps = 12;
@@ -310,7 +332,7 @@ fn chained_greedy_steps_equal_single_sequence_generation() {
         g.push(id);
     }
     for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-        assert_eq!(g, &w[..g.len()], "slot {}: chained tokens vs Session::generate", slots[i]);
+        assert_eq!(g, &w[..g.len()], "{name} slot {}: chained tokens vs Session::generate", slots[i]);
         assert_eq!(dec.len(slots[i]), prompts[i].len() + steps, "slot {} position", slots[i]);
     }
 }
@@ -321,8 +343,14 @@ fn chained_greedy_steps_equal_single_sequence_generation() {
 /// first goes on alone, chained again. Every token equals `Session::generate`'s.
 #[test]
 fn single_sequence_steps_hand_over_to_batched_steps_and_back() {
+    for name in ["llama", "lfm2", "qwen3_5"] {
+        hand_over(name);
+    }
+}
+
+fn hand_over(name: &str) {
     let opts = LoadOptions { format: WeightFormat::Int4 { group: 32 }, max_context: 64, ..Default::default() };
-    let model = TextModel::load(&exec(), &fixture("llama"), opts).unwrap();
+    let model = TextModel::load(&exec(), &fixture(name), opts).unwrap();
     let (pa, pb) = ([5u32, 9, 2], [17u32, 3, 3, 40, 8]);
     let generate =
         |p: &[u32], n| Session::new(&model, SessionOptions::default()).unwrap().generate(p, n, |_| true).unwrap();
@@ -363,8 +391,8 @@ fn single_sequence_steps_hand_over_to_batched_steps_and_back() {
     dec.release(b);
     // a alone again: its rows come back from the region into the scratch.
     alone(&mut dec, &mut got_a, 6);
-    assert_eq!(got_b, want_b[..got_b.len()], "b: tokens vs Session::generate");
-    assert_eq!(got_a, want_a[..got_a.len()], "a: tokens vs Session::generate");
+    assert_eq!(got_b, want_b[..got_b.len()], "{name} b: tokens vs Session::generate");
+    assert_eq!(got_a, want_a[..got_a.len()], "{name} a: tokens vs Session::generate");
     assert_eq!((got_a.len(), dec.len(a)), (20, pa.len() + 19));
     // Its logits after a single-sequence step are the session's.
     let mut s = Session::new(&model, SessionOptions::default()).unwrap();
@@ -374,5 +402,5 @@ fn single_sequence_steps_hand_over_to_batched_steps_and_back() {
         s.decode_step().unwrap();
     }
     let d = max_diff(&dec.logits(a).unwrap(), &s.logits().unwrap());
-    assert!(d <= 1e-4, "logits after single-sequence steps differ by {d}");
+    assert!(d <= 1e-4, "{name}: logits after single-sequence steps differ by {d}");
 }

@@ -103,7 +103,18 @@ fn gated_delta_carries_state_across_steps() {
         let st = f32t(&mut g, "state", &state, dv);
         let out = g.activation("out", v_heads * dv, Rows::Tokens);
         let attrs = DeltaShape { k_heads, v_heads, dk, dv };
-        g.push(Op::GatedDelta(GatedDelta { qkv, a, b, a_log: alt, dt_bias: dtt, state: st, out, attrs, conv: None }));
+        g.push(Op::GatedDelta(GatedDelta {
+            qkv,
+            a,
+            b,
+            a_log: alt,
+            dt_bias: dtt,
+            state: st,
+            out,
+            attrs,
+            conv: None,
+            rows: None,
+        }));
         g.outputs.push(out);
         let plan = Plan::new(&gpu(), g, PlanOptions { max_rows: max, ..Default::default() }).unwrap();
         plan.poison_activations();
@@ -144,7 +155,18 @@ fn gated_delta_with_fused_conv_matches_conv_then_delta() {
         let out = g.activation("out", v_heads * dv, Rows::Tokens);
         let attrs = DeltaShape { k_heads, v_heads, dk, dv };
         let conv = Some(DeltaConv { weight: cw, state: cs, kernel });
-        g.push(Op::GatedDelta(GatedDelta { qkv: x, a, b, a_log: alt, dt_bias: dtt, state: st, out, attrs, conv }));
+        g.push(Op::GatedDelta(GatedDelta {
+            qkv: x,
+            a,
+            b,
+            a_log: alt,
+            dt_bias: dtt,
+            state: st,
+            out,
+            attrs,
+            conv,
+            rows: None,
+        }));
         g.outputs.push(out);
         let plan = Plan::new(&gpu(), g, PlanOptions { max_rows: 1, ..Default::default() }).unwrap();
         plan.poison_activations();
@@ -161,6 +183,80 @@ fn gated_delta_with_fused_conv_matches_conv_then_delta() {
             assert_close(&format!("{what} state"), &plan.read_f32(st, state.len()).unwrap(), &state, 2e-5, 1e-4);
             let ring = plan.read_f32(cs, conv_state.len()).unwrap();
             assert_close(&format!("{what} conv ring"), &ring, &conv_state, 0.0, 0.0);
+        }
+    }
+}
+
+/// A batched decode step of the fused conv + delta rule: each row one token of the sequence in its own
+/// slot at its own position (0: the window's zeros), with that slot's conv ring and delta state; idle
+/// slots' states untouched. Several steps, rows changing order and membership.
+#[test]
+fn gated_delta_conv_rows_each_with_its_slots_states() {
+    let mut r = rng("gated_delta_conv_rows");
+    for (k_heads, v_heads, dk, dv, kernel) in [(1, 1, 128, 128, 4), (2, 4, 16, 70, 4), (2, 2, 44, 33, 3)] {
+        let slots = 4;
+        let d = DeltaDims { k_heads, v_heads, dk, dv };
+        let width = 2 * k_heads * dk + v_heads * dv;
+        let (ring, region) = (width * kernel, v_heads * dk * dv);
+        let (a_log, dt_bias) = (randn(&mut r, v_heads), randn(&mut r, v_heads));
+        let conv_w = randn(&mut r, width * kernel);
+        // Slots mid-sequence hold earlier inputs in their rings; slot 0 starts at position 0 below.
+        let mut rings = randn(&mut r, slots * ring);
+        let mut states = randn(&mut r, slots * region);
+        rings[..ring].fill(0.0);
+        states[..region].fill(0.0);
+        let mut pos = [0usize, 11, 5, 2];
+        let mut g = Graph::default();
+        let [(src_x, x), (src_a, a), (src_b, b)] =
+            step_inputs(&mut g, [("x", width), ("a", v_heads), ("b", v_heads)], slots);
+        let (alt, dtt) = (f32t(&mut g, "a_log", &a_log, v_heads), f32t(&mut g, "dt_bias", &dt_bias, v_heads));
+        let (cw, cs) = (f32t(&mut g, "conv_w", &conv_w, kernel), f32t(&mut g, "conv_states", &rings, kernel));
+        let st = f32t(&mut g, "states", &states, dv);
+        let rows_t = g.bound("rows", DeviceTensor::u32(&gpu(), "rows", &[0; 2 * 4]).unwrap());
+        let out = g.activation("out", v_heads * dv, Rows::Tokens);
+        let attrs = DeltaShape { k_heads, v_heads, dk, dv };
+        let conv = Some(DeltaConv { weight: cw, state: cs, kernel });
+        let rows = Some(rows_t);
+        g.push(Op::GatedDelta(GatedDelta {
+            qkv: x,
+            a,
+            b,
+            a_log: alt,
+            dt_bias: dtt,
+            state: st,
+            out,
+            attrs,
+            conv,
+            rows,
+        }));
+        g.outputs.push(out);
+        let plan = Plan::new(&gpu(), g, PlanOptions { max_rows: slots, ..Default::default() }).unwrap();
+        plan.poison_activations();
+        for step_slots in [vec![2usize, 0, 3], vec![0, 2], vec![3, 1, 0, 2], vec![1]] {
+            let m = step_slots.len();
+            let (xr, xa, xb) = (randn(&mut r, m * width), randn(&mut r, m * v_heads), randn(&mut r, m * v_heads));
+            write(&plan, src_x, &xr);
+            write(&plan, src_a, &xa);
+            write(&plan, src_b, &xb);
+            let pairs: Vec<u32> = step_slots.iter().flat_map(|&s| [s as u32, pos[s] as u32]).collect();
+            gpu().queue.write_buffer(plan.buffer(rows_t), 0, bytemuck::cast_slice(&pairs));
+            // The step's pos0 is not the rows' positions: the kernel must read its row's.
+            plan.run(m, 1000);
+            let mut want = Vec::new();
+            for (row, &slot) in step_slots.iter().enumerate() {
+                let ring_s = &mut rings[slot * ring..(slot + 1) * ring];
+                let conv_out =
+                    hybrid::causal_conv(&xr[row * width..(row + 1) * width], &conv_w, ring_s, width, kernel, pos[slot]);
+                let (ra, rb) = (&xa[row * v_heads..(row + 1) * v_heads], &xb[row * v_heads..(row + 1) * v_heads]);
+                let state_s = &mut states[slot * region..(slot + 1) * region];
+                want.extend(hybrid::gated_delta(&conv_out, ra, rb, &a_log, &dt_bias, state_s, d));
+                pos[slot] += 1;
+            }
+            let what =
+                format!("gated_delta_conv_rows {k_heads}k/{v_heads}v dk={dk} dv={dv} K={kernel} slots {step_slots:?}");
+            assert_close(&what, &plan.read_f32(out, want.len()).unwrap(), &want, 2e-5, 1e-4);
+            assert_close(&format!("{what} states"), &plan.read_f32(st, states.len()).unwrap(), &states, 2e-5, 1e-4);
+            assert_close(&format!("{what} conv rings"), &plan.read_f32(cs, rings.len()).unwrap(), &rings, 0.0, 0.0);
         }
     }
 }

@@ -49,6 +49,7 @@ fn check_conv(dim: usize, kernel: usize, bias: bool, lens: &[usize], variant: Va
             out,
             attrs,
             update_state: fused,
+            rows: None,
         }));
         if !fused {
             g.push(Op::ConvStateUpdate { bcx: bt, state: st, attrs });
@@ -72,6 +73,64 @@ fn short_conv_prefill_chunks_then_decode() {
         check_conv(300, 4, true, &[1, 2, 7, 1], variant);
         check_conv(1030, 2, true, &[3, 1, 1], variant);
         check_conv(96, 8, false, &[2, 9, 1, 1], variant);
+    }
+}
+
+/// A batched decode step: each row one token of the sequence in its own slot, convolved with that
+/// slot's window and leaving it shifted; idle slots' states untouched. Two steps, rows in another
+/// order the second time.
+#[test]
+fn short_conv_rows_each_with_its_slots_state() {
+    let mut r = rng("short_conv_rows");
+    for (dim, kernel, bias) in [(64, 3, false), (300, 4, true), (1030, 2, true), (96, 8, false)] {
+        let slots = 5;
+        let region = (kernel - 1) * dim;
+        let w = randn(&mut r, dim * kernel);
+        let b = randn(&mut r, dim);
+        let mut states = randn(&mut r, slots * region);
+        let mut g = Graph::default();
+        let src = f32t(&mut g, "src", &vec![0.0; slots * 3 * dim], 3 * dim);
+        let zeros = f32t(&mut g, "zeros", &vec![0.0; slots * 3 * dim], 3 * dim);
+        let bt = g.activation("bcx", 3 * dim, Rows::Tokens);
+        g.push(Op::Add { a: src, b: zeros, out: bt });
+        let wt = f32t(&mut g, "w", &w, kernel);
+        let biast = bias.then(|| f32t(&mut g, "bias", &b, dim));
+        let st = f32t(&mut g, "states", &states, dim);
+        let rows_t = g.bound("rows", DeviceTensor::u32(&gpu(), "rows", &[0; 2 * 5]).unwrap());
+        let out = g.activation("out", dim, Rows::Tokens);
+        let attrs = ConvAttrs { dim, kernel };
+        let conv = ShortConv {
+            bcx: bt,
+            weight: wt,
+            bias: biast,
+            state: st,
+            out,
+            attrs,
+            update_state: true,
+            rows: Some(rows_t),
+        };
+        g.push(Op::ShortConv(conv));
+        g.outputs.push(out);
+        let plan = Plan::new(&gpu(), g, PlanOptions { max_rows: slots, ..Default::default() }).unwrap();
+        plan.poison_activations();
+        for step_slots in [[3usize, 0, 4], [0, 4, 1]] {
+            let m = step_slots.len();
+            let bcx = randn(&mut r, m * 3 * dim);
+            gpu().queue.write_buffer(plan.buffer(src), 0, bytemuck::cast_slice(&bcx));
+            // Positions are not read by the conv (its window is the state): any will do.
+            let pairs: Vec<u32> = step_slots.iter().flat_map(|&s| [s as u32, 7]).collect();
+            gpu().queue.write_buffer(plan.buffer(rows_t), 0, bytemuck::cast_slice(&pairs));
+            plan.run(m, 0);
+            let mut want = Vec::new();
+            for (row, &slot) in step_slots.iter().enumerate() {
+                let state = &mut states[slot * region..(slot + 1) * region];
+                let x = &bcx[row * 3 * dim..(row + 1) * 3 * dim];
+                want.extend(reference::short_conv(x, &w, bias.then_some(&b[..]), state, dim));
+            }
+            let what = format!("short_conv_rows dim={dim} L={kernel} bias={bias} slots {step_slots:?}");
+            assert_close(&format!("{what} out"), &plan.read_f32(out, m * dim).unwrap(), &want, 1e-5, 1e-5);
+            assert_close(&format!("{what} states"), &plan.read_f32(st, states.len()).unwrap(), &states, 0.0, 0.0);
+        }
     }
 }
 

@@ -75,7 +75,18 @@ fn chunked_delta_kernel_matches_recurrence() {
         let st = f32t(&mut g, "state", &state, dv);
         let out = g.activation("out", v_heads * dv, Rows::Tokens);
         let attrs = DeltaShape { k_heads, v_heads, dk, dv };
-        g.push(Op::GatedDelta(GatedDelta { qkv, a, b, a_log: alt, dt_bias: dtt, state: st, out, attrs, conv: None }));
+        g.push(Op::GatedDelta(GatedDelta {
+            qkv,
+            a,
+            b,
+            a_log: alt,
+            dt_bias: dtt,
+            state: st,
+            out,
+            attrs,
+            conv: None,
+            rows: None,
+        }));
         g.outputs.push(out);
         let plan = Plan::new(&gpu(), g, PlanOptions { max_rows: max, ..Default::default() }).unwrap();
         let kernels: Vec<_> = plan.dispatch_specs().map(|s| s.kernel).collect();

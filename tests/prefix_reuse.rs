@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use common::{exec, rng};
 use gerbil::models::llm::{BatchedDecoder, LoadOptions, Session, SessionOptions, TextModel};
 use gerbil::weights::WeightFormat;
-use gerbil::worker::backend::{SessionPool, TextBackend};
+use gerbil::worker::backend::{BatchedBackend, SessionPool, TextBackend};
 use rand::Rng;
 
 fn fixture(name: &str) -> PathBuf {
@@ -147,52 +147,60 @@ fn reused_prefixes_equal_a_fresh_prefill_int4() {
     }
 }
 
-/// Families decoded one session per slot (recurrent state: LFM2, Qwen3.5): a chat's next turn, which
-/// continues the whole previous sequence, starts from it. A shorter prefix cannot be kept (the state
-/// describes the whole sequence), nor another slot's; a sequence that then starts from nothing gets a
-/// reset session.
+/// Families with recurrent state (LFM2, Qwen3.5), in both backends (batched decode with a state region
+/// per slot, and one session per slot): a chat's next turn, which continues the whole previous
+/// sequence, starts from it, even after another sequence used the batched decoder's scratch in between.
+/// A shorter prefix cannot be kept (the state describes the whole sequence), nor another slot's; a
+/// sequence that then starts from nothing starts from a zero state.
 #[test]
-fn one_session_per_slot_continues_a_whole_sequence() {
+fn recurrent_state_continues_a_whole_sequence() {
     for name in ["lfm2", "qwen3_5"] {
-        let mut r = rng(&format!("session pool reuse {name}"));
         let model = load(name, WeightFormat::F32);
-        let vocab = model.arch.vocab() as u32;
-        let mut tokens = |n: usize| -> Vec<u32> { (0..n).map(|_| r.random_range(0..vocab)).collect() };
-        let mut pool = SessionPool::new(&model, 2).unwrap();
-        let turn1 = tokens(21);
-        pool.prefill(0, &turn1).unwrap();
-        let mut out = vec![pool.greedy_tokens(&[0]).remove(0).unwrap()];
-        for _ in 0..4 {
-            pool.decode(&[(0, *out.last().unwrap())]).unwrap();
-            out.push(pool.greedy_tokens(&[0]).remove(0).unwrap());
-        }
-        let held: Vec<u32> = turn1.iter().chain(&out[..4]).copied().collect();
-        pool.release(0);
-        assert!(!pool.reuse_prefix(0, 0, held.len() - 1).unwrap(), "{name}: a shorter prefix of recurrent state");
-        assert!(!pool.reuse_prefix(1, 0, held.len()).unwrap(), "{name}: another slot's session");
-        assert!(pool.reuse_prefix(0, 0, held.len()).unwrap(), "{name}: the whole sequence");
-        let turn2: Vec<u32> = held.iter().copied().chain(tokens(9)).collect();
-        pool.prefill(0, &turn2[held.len()..]).unwrap();
-        let mut mirror = Session::new(&model, SessionOptions::default()).unwrap();
-        mirror.prefill(&turn1).unwrap();
-        for &t in &out[..4] {
-            mirror.set_next_token(t);
-            mirror.decode_step().unwrap();
-        }
-        mirror.prefill(&turn2[held.len()..]).unwrap();
-        let got = pool.logits(0).unwrap();
-        let d = max_diff(&got, &mirror.logits().unwrap());
-        assert!(d <= 1e-5, "{name}: next turn vs the same steps in one session: {d}");
-        let (want, _) = fresh(&model, &turn2, 1);
-        let d = max_diff(&got, &want);
-        eprintln!("{name}: next turn vs a whole prefill: {d:.1e}");
-        assert!(d <= 1e-4, "{name}: next turn vs a whole prefill: {d}");
-        // A new sequence from nothing after a refused reuse: the session's state is reset first.
-        pool.release(0);
-        assert!(!pool.reuse_prefix(0, 0, 3).unwrap());
-        let other = tokens(11);
-        pool.prefill(0, &other).unwrap();
-        let d = max_diff(&pool.logits(0).unwrap(), &fresh(&model, &other, 1).0);
-        assert!(d <= 1e-5, "{name}: a new sequence in a used session: {d}");
+        continue_whole_sequence(name, &model, &mut SessionPool::new(&model, 2).unwrap());
+        continue_whole_sequence(name, &model, &mut BatchedBackend::new(&model, 2).unwrap());
     }
+}
+
+fn continue_whole_sequence(name: &str, model: &TextModel, pool: &mut dyn TextBackend) {
+    let mut r = rng(&format!("session pool reuse {name}"));
+    let vocab = model.arch.vocab() as u32;
+    let mut tokens = |n: usize| -> Vec<u32> { (0..n).map(|_| r.random_range(0..vocab)).collect() };
+    let turn1 = tokens(21);
+    pool.prefill(0, &turn1).unwrap();
+    let mut out = vec![pool.greedy_tokens(&[0]).remove(0).unwrap()];
+    for _ in 0..4 {
+        pool.decode(&[(0, *out.last().unwrap())]).unwrap();
+        out.push(pool.greedy_tokens(&[0]).remove(0).unwrap());
+    }
+    let held: Vec<u32> = turn1.iter().chain(&out[..4]).copied().collect();
+    pool.release(0);
+    // Another sequence in slot 1 meanwhile (in the batched decoder: it takes the scratch).
+    pool.prefill(1, &tokens(5)).unwrap();
+    pool.release(1);
+    assert!(!pool.reuse_prefix(0, 0, held.len() - 1).unwrap(), "{name}: a shorter prefix of recurrent state");
+    assert!(!pool.reuse_prefix(1, 0, held.len()).unwrap(), "{name}: another slot's session");
+    assert!(pool.reuse_prefix(0, 0, held.len()).unwrap(), "{name}: the whole sequence");
+    let turn2: Vec<u32> = held.iter().copied().chain(tokens(9)).collect();
+    pool.prefill(0, &turn2[held.len()..]).unwrap();
+    let mut mirror = Session::new(model, SessionOptions::default()).unwrap();
+    mirror.prefill(&turn1).unwrap();
+    for &t in &out[..4] {
+        mirror.set_next_token(t);
+        mirror.decode_step().unwrap();
+    }
+    mirror.prefill(&turn2[held.len()..]).unwrap();
+    let got = pool.logits(0).unwrap();
+    let d = max_diff(&got, &mirror.logits().unwrap());
+    assert!(d <= 1e-5, "{name}: next turn vs the same steps in one session: {d}");
+    let (want, _) = fresh(model, &turn2, 1);
+    let d = max_diff(&got, &want);
+    eprintln!("{name}: next turn vs a whole prefill: {d:.1e}");
+    assert!(d <= 1e-4, "{name}: next turn vs a whole prefill: {d}");
+    // A new sequence from nothing after a refused reuse: the session's state is reset first.
+    pool.release(0);
+    assert!(!pool.reuse_prefix(0, 0, 3).unwrap());
+    let other = tokens(11);
+    pool.prefill(0, &other).unwrap();
+    let d = max_diff(&pool.logits(0).unwrap(), &fresh(model, &other, 1).0);
+    assert!(d <= 1e-5, "{name}: a new sequence in a used session: {d}");
 }

@@ -37,8 +37,10 @@ var<workgroup> rk: array<f32, WG>;
 var<workgroup> part: array<f32, WG>;
 var<workgroup> delta_col: array<f32, COLS>;
 
-// grid: (v_heads, ceil(dv / 32)); the kernel file's entry point (256 invocations) calls this.
-fn gated_delta_core(wg: vec3<u32>, lid3: vec3<u32>) {
+// grid: (v_heads, ceil(dv / 32)); the kernel file's entry point (256 invocations) calls this
+// for `n` tokens in rows row0.. of qkv/a/b/out, the state at `state0` (a batched decode step's
+// row: one token, its slot's state region).
+fn gated_delta_core(wg: vec3<u32>, lid3: vec3<u32>, row0: u32, n: u32, state0: u32) {
     let lid = lid3.x;
     let c = lid % COLS;
     let r = lid / COLS;
@@ -48,7 +50,7 @@ fn gated_delta_core(wg: vec3<u32>, lid3: vec3<u32>) {
     let key_dim = p.k_heads * p.dk;
     let width = 2u * key_dim + p.v_heads * p.dv;
     let kh = h / (p.v_heads / p.k_heads);
-    let base = h * p.dk * p.dv + j;
+    let base = state0 + h * p.dk * p.dv + j;
     let decay_rate = exp(a_log[h]);
     // This invocation's rows of column j: r, r + 8, r + 16, ...
     var s: array<f32, MAX_ROWS>;
@@ -57,7 +59,7 @@ fn gated_delta_core(wg: vec3<u32>, lid3: vec3<u32>) {
         s[m] = 0.0;
         if (live && i < p.dk) { s[m] = state[base + i * p.dv]; }
     }
-    for (var t = 0u; t < step.n_tokens; t++) {
+    for (var t = row0; t < row0 + n; t++) {
         let row = t * width;
         var sq = 0.0;
         var sk = 0.0;

@@ -228,7 +228,14 @@ fn select_kernel(
                 Bind::Tensor(c.state),
                 Bind::Tensor(c.out),
             ];
-            if c.update_state {
+            if let Some(rows) = c.rows {
+                if !c.update_state {
+                    return Err(err("a batched step's conv updates its slots' states".into()));
+                }
+                let mut b = b;
+                b.push(Bind::Tensor(rows));
+                spec(KernelId::ShortConvRows, bytes(p), b, tokens_grid(c.attrs.dim))
+            } else if c.update_state {
                 let grid = Grid { x: Dim::Fixed(ceil(c.attrs.dim, 256)), y: Dim::Fixed(1) };
                 spec(KernelId::ShortConvUpdate, bytes(p), b, grid)
             } else {

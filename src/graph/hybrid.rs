@@ -61,13 +61,15 @@ pub fn select_delta(graph: &Graph, index: usize, d: &GatedDelta, max_rows: usize
     if graph.width(d.a) != s.v_heads || graph.width(d.b) != s.v_heads {
         return Err(err("a/b widths are not v_heads".into()));
     }
-    if f32_len(graph, d.state) != Some(s.v_heads * s.dk * s.dv) {
-        return Err(err("delta state is not an f32 [v_heads, dk, dv]".into()));
+    // A batched step's states hold one region per slot.
+    let regions = |len: Option<usize>, one: usize| len.is_some_and(|n| n == one || (d.rows.is_some() && n % one == 0));
+    if !regions(f32_len(graph, d.state), s.v_heads * s.dk * s.dv) {
+        return Err(err("delta state is not an f32 [v_heads, dk, dv] (per slot)".into()));
     }
     let p =
         params::DeltaParams { k_heads: s.k_heads as u32, v_heads: s.v_heads as u32, dk: s.dk as u32, dv: s.dv as u32 };
     let b = [d.qkv, d.a, d.b, d.a_log, d.dt_bias, d.state, d.out].map(Bind::Tensor).to_vec();
-    if max_rows > 1 {
+    if max_rows > 1 && d.rows.is_none() {
         if d.conv.is_some() {
             // gated_delta_conv.wgsl reads the window from the ring alone: one token per step.
             return Err(err("a fused conv needs a one-token (decode) plan".into()));
@@ -78,18 +80,32 @@ pub fn select_delta(graph: &Graph, index: usize, d: &GatedDelta, max_rows: usize
     }
     // gated_delta.wgsl: 32 value columns per workgroup.
     let grid = Grid { x: Dim::Fixed(s.v_heads as u32), y: Dim::Fixed(s.dv.div_ceil(32) as u32) };
-    let Some(c) = d.conv else { return Ok(spec(KernelId::GatedDelta, index, bytes(p), b, grid)) };
+    let conv = match (d.conv, d.rows) {
+        (None, None) => return Ok(spec(KernelId::GatedDelta, index, bytes(p), b, grid)),
+        (None, Some(_)) => return Err(err("a batched step's delta rule folds its conv in".into())),
+        (Some(c), _) => c,
+    };
     let channels = 2 * s.k_heads * s.dk + s.v_heads * s.dv;
-    if c.kernel < 1 || c.kernel > 15 {
-        return Err(err(format!("conv kernel {} (1-15 supported)", c.kernel)));
+    if conv.kernel < 1 || conv.kernel > 15 {
+        return Err(err(format!("conv kernel {} (1-15 supported)", conv.kernel)));
     }
-    if f32_len(graph, c.weight) != Some(channels * c.kernel) || f32_len(graph, c.state) != Some(channels * c.kernel) {
-        return Err(err(format!("conv weight/state are not f32 [{channels}, {}]", c.kernel)));
+    let ring = channels * conv.kernel;
+    if f32_len(graph, conv.weight) != Some(ring) || !regions(f32_len(graph, conv.state), ring) {
+        return Err(err(format!("conv weight/state are not f32 [{channels}, {}]", conv.kernel)));
     }
     let mut b = b;
-    b.extend([Bind::Tensor(c.weight), Bind::Tensor(c.state)]);
+    b.extend([Bind::Tensor(conv.weight), Bind::Tensor(conv.state)]);
+    let (kernel, grid) = match d.rows {
+        Some(rows) => {
+            b.push(Bind::Tensor(rows));
+            // gated_delta_conv_rows: the column blocks of every row along y.
+            let y = Dim::Tokens { mul: s.dv.div_ceil(32) as u32, div: 1 };
+            (KernelId::GatedDeltaConvRows, Grid { x: Dim::Fixed(s.v_heads as u32), y })
+        }
+        None => (KernelId::GatedDeltaConv, grid),
+    };
     // The conv width is the pipeline constant FLAGS of gated_delta_conv.wgsl.
-    Ok(DispatchSpec { flags: c.kernel as u32, ..spec(KernelId::GatedDeltaConv, index, bytes(p), b, grid) })
+    Ok(DispatchSpec { flags: conv.kernel as u32, ..spec(kernel, index, bytes(p), b, grid) })
 }
 
 pub fn select_norm_gated(graph: &Graph, index: usize, n: &RmsNormGated) -> Result<DispatchSpec, SelectError> {

@@ -272,6 +272,9 @@ pub struct ShortConv {
     pub attrs: ConvAttrs,
     /// Also writes the shifted state (the `short_conv_state` fusion).
     pub update_state: bool,
+    /// A batched decode step (with `update_state`): row r is one token of the sequence in slot
+    /// `rows[2r]`, whose state is that slot's region of `state` ([slots][L-1][dim]).
+    pub rows: Option<TensorId>,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -397,6 +400,9 @@ pub struct GatedDelta {
     pub out: TensorId,
     pub attrs: DeltaShape,
     pub conv: Option<DeltaConv>,
+    /// A batched decode step (with `conv`): row r is one token of the sequence in slot `rows[2r]` at
+    /// position `rows[2r + 1]`; both states hold one region per slot.
+    pub rows: Option<TensorId>,
 }
 
 /// `out = rmsnorm(x) * w * silu(z)` over rows of `dim`.
@@ -432,6 +438,7 @@ impl GatedDelta {
     pub fn reads(&self) -> Vec<TensorId> {
         let mut r = vec![self.qkv, self.a, self.b, self.a_log, self.dt_bias, self.state];
         r.extend(self.conv.iter().flat_map(|c| [c.weight, c.state]));
+        r.extend(self.rows);
         r
     }
     pub fn writes(&self) -> Vec<TensorId> {
@@ -499,7 +506,9 @@ impl Op {
                 }
                 r
             }
-            Op::ShortConv(c) => [Some(c.bcx), Some(c.weight), c.bias, Some(c.state)].into_iter().flatten().collect(),
+            Op::ShortConv(c) => {
+                [Some(c.bcx), Some(c.weight), c.bias, Some(c.state), c.rows].into_iter().flatten().collect()
+            }
             Op::ConvStateUpdate { bcx, state, .. } => vec![*bcx, *state],
             Op::AddRmsNorm { a, b, weight, .. } => vec![*a, *b, *weight],
             Op::PartialsNorm(n) => vec![n.partials_in.partials, n.partials_in.resid, n.weight],

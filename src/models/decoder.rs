@@ -68,6 +68,14 @@ impl GraphIo {
         })
     }
 
+    /// Makes this `slots`-region state a batched decode's: a sampled id and a (slot, position) pair per row.
+    pub fn with_rows(mut self, gpu: &Gpu, slots: usize) -> Result<GraphIo, ModelError> {
+        self.slots = slots;
+        self.next_token = DeviceTensor::u32(gpu, "next_tokens", &vec![0; slots])?;
+        self.rows = Some(DeviceTensor::u32(gpu, "rows", &vec![0; 2 * slots])?);
+        Ok(self)
+    }
+
     /// A packed prefill's buffers over this batched state (`Mode::PackedPrefill`): its own token ids
     /// and (slot, position) rows for `chunk` rows and a sampled id per output row; the caches and the
     /// rope table are this state's.
@@ -136,14 +144,13 @@ pub trait TextArch: Send + Sync {
     /// Allocates one sequence's state (KV caches, recurrent state, rope table) for `max_seq` tokens.
     fn new_io(&self, gpu: &Gpu, chunk: usize, max_seq: usize) -> Result<GraphIo, ModelError>;
     fn build_graph(&self, io: &GraphIo, mode: Mode) -> Built;
-    /// Whether `Mode::BatchedDecode` graphs exist for this family (families with recurrent layer state keep
-    /// one sequence per decode step).
+    /// Whether `Mode::BatchedDecode` graphs exist for this family.
     fn supports_batched_decode(&self) -> bool {
         false
     }
     /// State for batched decode of `slots` sequences of up to `max_seq` tokens each: KV caches with a slot
-    /// dimension ([slots, kv_heads, max_seq, head_dim], the single-sequence layout per slot), token ids and
-    /// (slot, pos) pairs for `slots` rows.
+    /// dimension ([slots, kv_heads, max_seq, head_dim], the single-sequence layout per slot), recurrent
+    /// state likewise ([slots, ..] of one sequence's), token ids and (slot, pos) pairs for `slots` rows.
     fn new_batched_io(&self, gpu: &Gpu, slots: usize, max_seq: usize) -> Result<GraphIo, ModelError> {
         let _ = (gpu, slots, max_seq);
         Err(ModelError::Unsupported(format!("batched decode of the {} family", self.family())))

@@ -238,6 +238,9 @@ impl TextBackend for BatchedBackend {
 
     fn reuse_prefix(&mut self, from: Slot, to: Slot, n: usize) -> Result<bool, BackendError> {
         let (from, to) = (self.slot(from)?, self.slot(to)?);
+        if !self.decoder.can_reuse_prefix(from, to, n) {
+            return Ok(false);
+        }
         self.decoder.reuse_prefix(from, to, n)?;
         Ok(true)
     }

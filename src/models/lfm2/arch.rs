@@ -1,5 +1,6 @@
 //! LFM2 as a `TextArch`: KV caches for attention layers, a rolling conv state
-//! [L-1, hidden] for short-conv layers (zeroed by `Session::reset`).
+//! [L-1, hidden] for short-conv layers (zeroed by `Session::reset`); a batched decode's hold one
+//! of each per slot.
 
 use std::path::Path;
 
@@ -48,26 +49,42 @@ impl TextArch for Lfm2Arch {
     }
 
     fn new_io(&self, gpu: &Gpu, chunk: usize, max_seq: usize) -> Result<GraphIo, ModelError> {
+        self.io(gpu, chunk, max_seq, 1)
+    }
+
+    fn supports_batched_decode(&self) -> bool {
+        true
+    }
+
+    fn new_batched_io(&self, gpu: &Gpu, slots: usize, max_seq: usize) -> Result<GraphIo, ModelError> {
+        self.io(gpu, slots, max_seq, slots)?.with_rows(gpu, slots)
+    }
+
+    fn build_graph(&self, io: &GraphIo, mode: Mode) -> Built {
+        build_graph(&self.cfg, &self.weights, io, mode)
+    }
+}
+
+impl Lfm2Arch {
+    /// Rope table, and per layer `slots` KV regions of `max_seq` positions or `slots` conv states.
+    fn io(&self, gpu: &Gpu, chunk: usize, max_seq: usize, slots: usize) -> Result<GraphIo, ModelError> {
         let c = &self.cfg;
         let mut io = GraphIo::base(gpu, chunk, max_seq)?;
+        io.slots = slots;
         if c.layer_kinds.contains(&LayerKind::Attention) {
             io.cos_sin = Some(c.rope_table(gpu, c.head_dim, &RopeScaling::None, max_seq)?);
         }
         for (i, kind) in c.layer_kinds.iter().enumerate() {
             io.layers.push(match kind {
-                LayerKind::Attention => c.kv_state(gpu, i, 1, max_seq)?,
+                LayerKind::Attention => c.kv_state(gpu, i, slots, max_seq)?,
                 LayerKind::Conv => LayerState::Recurrent(vec![DeviceTensor::zeros(
                     gpu,
                     &format!("conv_state.{i}"),
-                    (c.conv_kernel - 1) * c.hidden,
+                    slots * (c.conv_kernel - 1) * c.hidden,
                     c.hidden,
                 )?]),
             });
         }
         Ok(io)
-    }
-
-    fn build_graph(&self, io: &GraphIo, mode: Mode) -> Built {
-        build_graph(&self.cfg, &self.weights, io, mode)
     }
 }

@@ -16,8 +16,9 @@ use crate::models::text_base::{act, attention, embed, input_tokens, logits, qkv,
 pub fn build_graph(c: &Lfm2Config, w: &Lfm2Weights, io: &GraphIo, mode: Mode) -> Built {
     let mut g = Graph::default();
     let h = c.hidden;
-    // (BatchedDecode is never asked of this family: supports_batched_decode() is false.)
+    // (PackedPrefill is never asked of this family: its prompts prefill one at a time.)
     let tokens = input_tokens(&mut g, io, mode);
+    let rows = io.rows.as_ref().filter(|_| mode == Mode::BatchedDecode).map(|r| g.bound("rows", r.clone()));
     let next_token = g.bound("next_token", io.next_token.clone());
     let cos_sin = io.cos_sin.clone().map(|t| g.bound("rope.cos_sin", t));
     let table = g.bound("embed_tokens", w.embed.clone());
@@ -47,6 +48,9 @@ pub fn build_graph(c: &Lfm2Config, w: &Lfm2Weights, io: &GraphIo, mode: Mode) ->
                 g.push(Op::MatMul { x: xn, w: wi, bias: bi, out: bcx, last_row: false });
                 let y = act(&mut g, "conv_out", h);
                 let attrs = ConvAttrs { dim: h, kernel: c.conv_kernel };
+                // A batched step convolves each row with its own slot's window and updates it in
+                // one op; otherwise conv, then state update (fused by short_conv_state when decoding).
+                let update_state = rows.is_some();
                 g.push(Op::ShortConv(ShortConv {
                     bcx,
                     weight: wc,
@@ -54,9 +58,12 @@ pub fn build_graph(c: &Lfm2Config, w: &Lfm2Weights, io: &GraphIo, mode: Mode) ->
                     state,
                     out: y,
                     attrs,
-                    update_state: false,
+                    update_state,
+                    rows,
                 }));
-                g.push(Op::ConvStateUpdate { bcx, state, attrs });
+                if rows.is_none() {
+                    g.push(Op::ConvStateUpdate { bcx, state, attrs });
+                }
                 g.push(Op::MatMul { x: y, w: wo, bias: bo, out: o, last_row: false });
             }
             (Mixer::Attention { q, k, v, out, q_norm, k_norm }, LayerState::Attention { k_cache, v_cache }) => {
@@ -66,7 +73,7 @@ pub fn build_graph(c: &Lfm2Config, w: &Lfm2Weights, io: &GraphIo, mode: Mode) ->
                 let (kc, vc) = (bind("k_cache", k_cache), bind("v_cache", v_cache));
                 let [qt, kt, vt] = qkv(&mut g, c, xn, [wq, wk, wv], [None; 3]);
                 let cs = cos_sin.expect("attention layers have a rope table");
-                let attn = attention(&mut g, c, [qt, kt, vt, kc, vc, cs], Some((qn, kn)), (shape, rope), None);
+                let attn = attention(&mut g, c, [qt, kt, vt, kc, vc, cs], Some((qn, kn)), (shape, rope), rows);
                 g.push(Op::MatMul { x: attn, w: wo, bias: None, out: o, last_row: false });
             }
             _ => unreachable!("new_io allocates each layer's state to match its mixer"),

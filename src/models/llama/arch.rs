@@ -4,7 +4,6 @@ use std::path::Path;
 
 use super::{build_graph, LlamaConfig, LlamaWeights};
 use crate::gpu::Gpu;
-use crate::graph::DeviceTensor;
 use crate::models::decoder::{Built, GraphIo, Mode, TextArch};
 use crate::models::llama::config::{RawConfig, ARCHITECTURES};
 use crate::models::text_base::config_error;
@@ -68,10 +67,7 @@ impl TextArch for LlamaArch {
     }
 
     fn new_batched_io(&self, gpu: &Gpu, slots: usize, max_seq: usize) -> Result<GraphIo, ModelError> {
-        let mut io = self.io(gpu, slots, max_seq, slots)?;
-        io.next_token = DeviceTensor::u32(gpu, "next_tokens", &vec![0; slots])?;
-        io.rows = Some(DeviceTensor::u32(gpu, "rows", &vec![0; 2 * slots])?);
-        Ok(io)
+        self.io(gpu, slots, max_seq, slots)?.with_rows(gpu, slots)
     }
 
     fn build_graph(&self, io: &GraphIo, mode: Mode) -> Built {

@@ -6,6 +6,10 @@
 //! the new KV rows are then copied into the slot's region (GPU-side buffer copies, in submission order),
 //! so prompts of any length use the chunked prefill kernels while decode steps stay batched.
 //!
+//! Families with recurrent layer state (LFM2's conv windows, Qwen3.5's conv rings and delta-rule
+//! matrices) keep one state region per slot beside the KV regions: the scratch takes the slot's state
+//! when it takes the slot (unless it already holds it) and gives it back with the KV rows.
+//!
 //! A step that decodes ONE sequence (the server with a single request) runs in the scratch session too:
 //! its one-token plan has every one-token fusion (decode_layer's one dispatch per layer among them),
 //! where the batched plan, built for rows, has several times the dispatches. The sequence's new KV rows
@@ -83,6 +87,8 @@ pub struct BatchedDecoder {
     solo_fed: u32,
     /// Several prompts' chunks in one step (`prefill_packed`); None where its plan could not be made.
     packed: Option<packed::Packed>,
+    /// The family has recurrent layer state (one region per slot, describing its whole sequence).
+    recurrent: bool,
 }
 
 fn buf(t: &DeviceTensor) -> &wgpu::Buffer {
@@ -118,17 +124,23 @@ impl BatchedDecoder {
         let cap = model.opts.fusion.max_storage_buffers;
         let plan = model.exec.plan(built.graph, PlanOptions { max_rows: slots, max_storage_buffers: cap })?;
         let scratch = Session::new(model, SessionOptions::default())?;
-        let (kv_heads, head_dim) = match io.layers.first() {
-            Some(LayerState::Attention { k_cache, .. }) => match k_cache.as_ref() {
-                DeviceTensor::F32 { len, cols, .. } => (len / (slots * max_seq * cols), *cols),
-                _ => unreachable!("KV caches are f32"),
-            },
-            _ => return Err(ModelError::Unsupported("batched decode without attention layers".into())),
+        let kv = io.layers.iter().find_map(|l| match l {
+            LayerState::Attention { k_cache, .. } => Some(k_cache),
+            LayerState::Recurrent(_) => None,
+        });
+        let (kv_heads, head_dim) = match kv.map(|k| k.as_ref()) {
+            Some(DeviceTensor::F32 { len, cols, .. }) => (len / (slots * max_seq * cols), *cols),
+            Some(_) => unreachable!("KV caches are f32"),
+            None => return Err(ModelError::Unsupported("batched decode without attention layers".into())),
         };
+        let recurrent = io.recurrent_buffers().next().is_some();
         let vocab = arch.vocab();
         gpu.check_binding("prefill logits", (slots * vocab * 4) as u64)?;
         let chunk = model.opts.prefill_chunk.min(max_seq);
-        let packed = match (chunk > 1 && slots > 1).then(|| packed::Packed::new(model, &io, chunk)) {
+        // Packed rows of one sequence would each need the state after the row before: recurrent
+        // families prefill their prompts one at a time.
+        let packs = chunk > 1 && slots > 1 && !recurrent;
+        let packed = match packs.then(|| packed::Packed::new(model, &io, chunk)) {
             None => None,
             Some(Ok(p)) => Some(p),
             Some(Err(e)) => {
@@ -159,6 +171,7 @@ impl BatchedDecoder {
             unflushed: None,
             solo_fed: 0,
             packed,
+            recurrent,
         })
     }
 
@@ -230,6 +243,21 @@ impl BatchedDecoder {
         }
     }
 
+    /// Copies every recurrent layer state between the slot's region and the scratch session's.
+    fn copy_recurrent(&self, enc: &mut wgpu::CommandEncoder, slot: Slot, into_slot: bool) {
+        for (big, small) in self.io.layers.iter().zip(&self.scratch.io().layers) {
+            let (LayerState::Recurrent(big), LayerState::Recurrent(small)) = (big, small) else { continue };
+            for (b, s) in big.iter().zip(small) {
+                let size = buf(s).size();
+                if into_slot {
+                    enc.copy_buffer_to_buffer(buf(s), 0, buf(b), slot as u64 * size, size);
+                } else {
+                    enc.copy_buffer_to_buffer(buf(b), slot as u64 * size, buf(s), 0, size);
+                }
+            }
+        }
+    }
+
     /// Makes the scratch session hold the slot's sequence so far.
     fn load_scratch(&mut self, slot: Slot) {
         if self.unflushed.is_some_and(|(s, _)| s != slot) {
@@ -240,13 +268,22 @@ impl BatchedDecoder {
             Some((s, n)) if s == slot && n <= pos => n,
             _ => 0,
         };
-        if from < pos {
+        // Recurrent state describes one position: the scratch's is the slot's only where it holds
+        // all of the sequence; a new sequence starts from zeros (reset), any other from the slot's.
+        let state_held = self.recurrent && pos > 0 && self.scratch_holds == Some((slot, pos));
+        if !state_held {
+            self.scratch.reset();
+        }
+        self.scratch.pos = pos;
+        let copy_state = self.recurrent && !state_held && pos > 0;
+        if from < pos || copy_state {
             let mut enc = self.gpu.device.create_command_encoder(&Default::default());
             self.copy_kv(&mut enc, slot, from, pos, false);
+            if copy_state {
+                self.copy_recurrent(&mut enc, slot, false);
+            }
             self.gpu.queue.submit([enc.finish()]);
         }
-        self.scratch.reset();
-        self.scratch.pos = pos;
     }
 
     /// After a scratch prefill of positions [start, pos): KV rows into the slot, last logits row and greedy
@@ -255,6 +292,9 @@ impl BatchedDecoder {
         let end = self.scratch.pos;
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
         self.copy_kv(&mut enc, slot, start, end, true);
+        if self.recurrent {
+            self.copy_recurrent(&mut enc, slot, true);
+        }
         self.park_scratch_outputs(&mut enc, slot);
         self.gpu.queue.submit([enc.finish()]);
         self.pos[slot] = end;
@@ -276,6 +316,9 @@ impl BatchedDecoder {
         let Some((slot, from)) = self.unflushed.take() else { return };
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
         self.copy_kv(&mut enc, slot, from, self.pos[slot], true);
+        if self.recurrent {
+            self.copy_recurrent(&mut enc, slot, true);
+        }
         if self.last[slot] == Last::Solo {
             self.park_scratch_outputs(&mut enc, slot);
             self.last[slot] = Last::Prefill;
@@ -433,7 +476,9 @@ impl BatchedDecoder {
     /// again), computes that step again from `solo_fed` and reads its token; where `back` is 2 the step
     /// after it is submitted again, chained, as before.
     fn solo_recompute(&mut self, slot: Slot, back: usize) -> Result<u32, ModelError> {
-        if !self.scratch.grid_barrier_failed() && self.scratch.barrier_failure_word().is_some() {
+        // Recurrent state cannot go back a step.
+        let stuck = self.recurrent || !self.scratch.grid_barrier_failed();
+        if stuck && self.scratch.barrier_failure_word().is_some() {
             return Err(ModelError::GridBarrierTimeout);
         }
         let pos = self.pos[slot] - back;

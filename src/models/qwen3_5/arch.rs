@@ -51,22 +51,44 @@ impl TextArch for Qwen35Arch {
     }
 
     fn new_io(&self, gpu: &Gpu, chunk: usize, max_seq: usize) -> Result<GraphIo, ModelError> {
-        let c = &self.cfg;
-        let mut io = GraphIo::base(gpu, chunk, max_seq)?;
-        io.cos_sin = Some(c.rope_table(gpu, c.rotary_dim, &RopeScaling::None, max_seq)?);
-        for (i, kind) in c.layer_kinds.iter().enumerate() {
-            io.layers.push(match kind {
-                LayerKind::Full => c.kv_state(gpu, i, 1, max_seq)?,
-                LayerKind::Linear => LayerState::Recurrent(vec![
-                    DeviceTensor::zeros(gpu, &format!("conv_state.{i}"), c.conv_dim() * c.conv_kernel, c.conv_kernel)?,
-                    DeviceTensor::zeros(gpu, &format!("delta_state.{i}"), c.v_heads * c.dk * c.dv, c.dv)?,
-                ]),
-            });
-        }
-        Ok(io)
+        self.io(gpu, chunk, max_seq, 1)
+    }
+
+    fn supports_batched_decode(&self) -> bool {
+        true
+    }
+
+    fn new_batched_io(&self, gpu: &Gpu, slots: usize, max_seq: usize) -> Result<GraphIo, ModelError> {
+        self.io(gpu, slots, max_seq, slots)?.with_rows(gpu, slots)
     }
 
     fn build_graph(&self, io: &GraphIo, mode: Mode) -> Built {
         super::graph::build_graph(&self.cfg, &self.weights, io, mode)
+    }
+}
+
+impl Qwen35Arch {
+    /// Rope table, and per layer `slots` KV regions of `max_seq` positions or `slots` conv rings and
+    /// delta-rule states.
+    fn io(&self, gpu: &Gpu, chunk: usize, max_seq: usize, slots: usize) -> Result<GraphIo, ModelError> {
+        let c = &self.cfg;
+        let mut io = GraphIo::base(gpu, chunk, max_seq)?;
+        io.slots = slots;
+        io.cos_sin = Some(c.rope_table(gpu, c.rotary_dim, &RopeScaling::None, max_seq)?);
+        for (i, kind) in c.layer_kinds.iter().enumerate() {
+            io.layers.push(match kind {
+                LayerKind::Full => c.kv_state(gpu, i, slots, max_seq)?,
+                LayerKind::Linear => LayerState::Recurrent(vec![
+                    DeviceTensor::zeros(
+                        gpu,
+                        &format!("conv_state.{i}"),
+                        slots * c.conv_dim() * c.conv_kernel,
+                        c.conv_kernel,
+                    )?,
+                    DeviceTensor::zeros(gpu, &format!("delta_state.{i}"), slots * c.v_heads * c.dk * c.dv, c.dv)?,
+                ]),
+            });
+        }
+        Ok(io)
     }
 }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use super::config::Qwen35Config;
 use super::weights::{in_proj_parts, AttnWeights, DeltaWeights, Mixer, Qwen35Weights};
-use crate::graph::hybrid::{CausalConv, DeltaShape, GatedDelta, RmsNormGated, SigmoidGate};
+use crate::graph::hybrid::{CausalConv, DeltaConv, DeltaShape, GatedDelta, RmsNormGated, SigmoidGate};
 use crate::graph::{DeviceTensor, Graph, Op, TensorId};
 use crate::models::decoder::{Built, GraphIo, LayerState, Mode};
 use crate::models::text_base::{self, act, embed, input_tokens, logits, residual_mlp, rms_norm};
@@ -28,6 +28,7 @@ fn delta(
     d: &DeltaWeights,
     state: &[Arc<DeviceTensor>],
     xn: TensorId,
+    rows: Option<TensorId>,
 ) -> TensorId {
     let mut bind = |name: &str, t: &Arc<DeviceTensor>| g.bound(format!("layers.{i}.linear_attn.{name}"), t.clone());
     let w_in = bind("in_proj", &d.in_proj);
@@ -40,28 +41,25 @@ fn delta(
     let proj = matmul(g, xn, w_in, "in_proj", parts.iter().map(|p| p.1).sum());
     let [mixed, a, b, z] = parts.map(|(name, width)| act(g, name, width));
     g.push(Op::SplitCols { x: proj, outs: vec![mixed, a, b, z] });
-    let conv = act(g, "conv", c.conv_dim());
-    g.push(Op::CausalConv(CausalConv {
-        x: mixed,
-        weight: conv_w,
-        state: conv_state,
-        out: conv,
-        channels: c.conv_dim(),
-        kernel: c.conv_kernel,
-    }));
     let core = act(g, "delta", c.value_dim());
     let attrs = DeltaShape { k_heads: c.k_heads, v_heads: c.v_heads, dk: c.dk, dv: c.dv };
-    g.push(Op::GatedDelta(GatedDelta {
-        qkv: conv,
-        a,
-        b,
-        a_log,
-        dt_bias,
-        state: delta_state,
-        out: core,
-        attrs,
-        conv: None,
-    }));
+    let delta = GatedDelta { qkv: mixed, a, b, a_log, dt_bias, state: delta_state, out: core, attrs, conv: None, rows };
+    if rows.is_some() {
+        // A batched step: each row's conv window and delta state are its slot's, in one op.
+        let conv = DeltaConv { weight: conv_w, state: conv_state, kernel: c.conv_kernel };
+        g.push(Op::GatedDelta(GatedDelta { conv: Some(conv), ..delta }));
+    } else {
+        let conv = act(g, "conv", c.conv_dim());
+        g.push(Op::CausalConv(CausalConv {
+            x: mixed,
+            weight: conv_w,
+            state: conv_state,
+            out: conv,
+            channels: c.conv_dim(),
+            kernel: c.conv_kernel,
+        }));
+        g.push(Op::GatedDelta(GatedDelta { qkv: conv, ..delta }));
+    }
     let gated = act(g, "delta_normed", c.value_dim());
     g.push(Op::RmsNormGated(RmsNormGated {
         x: core,
@@ -86,6 +84,7 @@ fn attention(
     cos_sin: TensorId,
     max_seq: usize,
     xn: TensorId,
+    rows: Option<TensorId>,
 ) -> TensorId {
     let (qw, kvw) = (c.heads * c.head_dim, c.kv_heads * c.head_dim);
     let mut bind = |name: &str, t: &Arc<DeviceTensor>| g.bound(format!("layers.{i}.self_attn.{name}"), t.clone());
@@ -103,7 +102,7 @@ fn attention(
     let k = matmul(g, xn, wk, "k", kvw);
     let v = matmul(g, xn, wv, "v", kvw);
     let at = (c.attn_shape(max_seq), c.rope_attrs(c.rotary_dim, max_seq));
-    let attn = text_base::attention(g, c, [q, k, v, kc, vc, cos_sin], Some((qn, kn)), at, None);
+    let attn = text_base::attention(g, c, [q, k, v, kc, vc, cos_sin], Some((qn, kn)), at, rows);
     let gated = act(g, "attn_gated", qw);
     g.push(Op::SigmoidGate(SigmoidGate { x: attn, gate, out: gated }));
     matmul(g, gated, wo, "mixer_out", c.hidden)
@@ -112,8 +111,9 @@ fn attention(
 pub fn build_graph(c: &Qwen35Config, w: &Qwen35Weights, io: &GraphIo, mode: Mode) -> Built {
     let mut g = Graph::default();
     let h = c.hidden;
-    // (BatchedDecode is never asked of this family: supports_batched_decode() is false.)
+    // (PackedPrefill is never asked of this family: its prompts prefill one at a time.)
     let tokens = input_tokens(&mut g, io, mode);
+    let rows = io.rows.as_ref().filter(|_| mode == Mode::BatchedDecode).map(|r| g.bound("rows", r.clone()));
     let next_token = g.bound("next_token", io.next_token.clone());
     let cos_sin = g.bound("rope.cos_sin", io.cos_sin.clone().expect("qwen3_5 allocates a rope table"));
     let table = g.bound("embed_tokens", w.embed.clone());
@@ -128,9 +128,9 @@ pub fn build_graph(c: &Qwen35Config, w: &Qwen35Weights, io: &GraphIo, mode: Mode
         ];
         let xn = rms_norm(&mut g, c, x, attn_norm, "attn_in", h, 1);
         let o = match (&l.mixer, &io.layers[i]) {
-            (Mixer::Delta(d), LayerState::Recurrent(state)) => delta(&mut g, c, i, d, state, xn),
+            (Mixer::Delta(d), LayerState::Recurrent(state)) => delta(&mut g, c, i, d, state, xn, rows),
             (Mixer::Attn(a), LayerState::Attention { k_cache, v_cache }) => {
-                attention(&mut g, c, i, a, (k_cache, v_cache), cos_sin, io.max_seq, xn)
+                attention(&mut g, c, i, a, (k_cache, v_cache), cos_sin, io.max_seq, xn, rows)
             }
             _ => unreachable!("new_io allocates the state each layer kind needs"),
         };

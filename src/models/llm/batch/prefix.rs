@@ -25,6 +25,11 @@ impl BatchedDecoder {
     pub fn reuse_prefix(&mut self, from: Slot, to: Slot, n: usize) -> Result<(), ModelError> {
         self.check_slot(from)?;
         self.check_slot(to)?;
+        if !self.can_reuse_prefix(from, to, n) {
+            return Err(ModelError::Unsupported(format!(
+                "recurrent state continues only its own whole sequence (slot {from}, {n} positions, into slot {to})"
+            )));
+        }
         let held = self.pos[from].max(self.kept[from]);
         if n > held || self.pos[to] != 0 || n > self.io.max_seq {
             return Err(ModelError::Unsupported(format!(
@@ -48,5 +53,12 @@ impl BatchedDecoder {
         self.pos[to] = n;
         self.last[to] = Last::None;
         Ok(())
+    }
+
+    /// Whether `reuse_prefix(from, to, n)` can be done by this family: with recurrent layer state
+    /// (which describes a whole sequence), only a released slot's whole sequence, into that slot
+    /// (a chat's next turn).
+    pub fn can_reuse_prefix(&self, from: Slot, to: Slot, n: usize) -> bool {
+        !self.recurrent || (from == to && self.pos.get(to) == Some(&0) && self.kept.get(to) == Some(&n))
     }
 }
