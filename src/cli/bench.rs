@@ -184,7 +184,12 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         );
     }
     for cfg in configs.iter().filter(|_| !args.batch_rows.is_empty()) {
-        for format in [WeightFormat::Int4 { group: 32 }, WeightFormat::F32] {
+        let formats: &[WeightFormat] = if args.int4_only {
+            &[WeightFormat::Int4 { group: 32 }]
+        } else {
+            &[WeightFormat::Int4 { group: 32 }, WeightFormat::F32]
+        };
+        for &format in formats {
             let results = match batched::run(&exec, cfg, format, &args.batch_rows, args.tokens)? {
                 batched::BatchedOutcome::Measured(r) => r,
                 batched::BatchedOutcome::Unsupported { model, family } => {
