@@ -404,3 +404,28 @@ fn hand_over(name: &str) {
     let d = max_diff(&dec.logits(a).unwrap(), &s.logits().unwrap());
     assert!(d <= 1e-4, "{name}: logits after single-sequence steps differ by {d}");
 }
+
+/// `gerbil bench`'s state figures: f32 K and V per attention layer per token, and the recurrent state
+/// of one sequence (none for a dense family; LFM2's conv windows [L-1, hidden] per conv layer).
+#[test]
+fn state_bytes_per_token_and_per_sequence() {
+    let opts = || LoadOptions { format: WeightFormat::F32, max_context: 64, ..Default::default() };
+    let llama = TextModel::load(&exec(), &fixture("llama"), opts()).unwrap();
+    let c = llama.arch.config();
+    let dec = BatchedDecoder::new(&llama, 3).unwrap();
+    assert_eq!(dec.state_bytes(), ((c.layers * 2 * c.kv_heads * c.head_dim * 4) as u64, 0));
+    let lfm2 = TextModel::load(&exec(), &fixture("lfm2"), opts()).unwrap();
+    let cfg: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("lfm2").join("config.json")).unwrap()).unwrap();
+    let attn = cfg["full_attn_idxs"].as_array().map(|a| a.len()).unwrap_or_else(|| {
+        cfg["layer_types"].as_array().unwrap().iter().filter(|t| t.as_str() == Some("full_attention")).count()
+    });
+    let c = lfm2.arch.config();
+    let conv = c.layers - attn;
+    let kernel = cfg["conv_L_cache"].as_u64().unwrap() as usize;
+    let dec = BatchedDecoder::new(&lfm2, 3).unwrap();
+    assert_eq!(
+        dec.state_bytes(),
+        ((attn * 2 * c.kv_heads * c.head_dim * 4) as u64, (conv * (kernel - 1) * c.hidden * 4) as u64)
+    );
+}

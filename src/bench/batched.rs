@@ -26,6 +26,9 @@ pub struct BatchedResult {
     /// Wall time of one step in the server loop.
     pub step_ms: f64,
     pub dispatches_per_step: usize,
+    /// KV cache bytes per token of one sequence, and recurrent state bytes per sequence.
+    pub kv_bytes_per_token: u64,
+    pub recurrent_bytes_per_sequence: u64,
     /// Of the whole batched run (decoder of `max(rows)` slots).
     pub memory: MemoryFigures,
 }
@@ -110,6 +113,8 @@ pub fn run(
             } else {
                 dec.decode_dispatches()
             },
+            kv_bytes_per_token: dec.state_bytes().0,
+            recurrent_bytes_per_sequence: dec.state_bytes().1,
             memory: MemoryFigures::default(),
         });
     }

@@ -200,6 +200,10 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
             };
             if let Some(r) = results.last() {
                 println!("{:>16} memory: {}", r.model, r.memory);
+                println!(
+                    "{:>16} state: KV {} bytes per token, recurrent {} bytes per sequence",
+                    r.model, r.kv_bytes_per_token, r.recurrent_bytes_per_sequence
+                );
             }
             for r in results {
                 println!(

@@ -188,6 +188,23 @@ impl BatchedDecoder {
         self.pos[slot]
     }
 
+    /// Device bytes of sequence state: the KV caches' per token of one sequence, and the recurrent
+    /// state's per slot (conv windows, delta-rule matrices; 0 for dense families).
+    pub fn state_bytes(&self) -> (u64, u64) {
+        let slots = self.slots() as u64;
+        let mut per_token = 0;
+        let mut per_slot = 0;
+        for l in &self.io.layers {
+            match l {
+                LayerState::Attention { k_cache, v_cache } => {
+                    per_token += (buf(k_cache).size() + buf(v_cache).size()) / (slots * self.io.max_seq as u64)
+                }
+                LayerState::Recurrent(v) => per_slot += v.iter().map(|t| buf(t).size()).sum::<u64>() / slots,
+            }
+        }
+        (per_token, per_slot)
+    }
+
     pub fn decode_dispatches(&self) -> usize {
         self.plan.dispatch_count()
     }
