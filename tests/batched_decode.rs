@@ -216,14 +216,24 @@ fn batched_matches_single(name: &str, format: WeightFormat, tol: f32) {
             s.solo.set_next_token(s.feed[step - s.join]);
             s.solo.decode_step().unwrap();
             let got = dec.logits(s.slot).unwrap();
-            let d = max_diff(&got, &s.solo.logits().unwrap());
+            let want = s.solo.logits().unwrap();
+            // Relative to the row's largest logit: f32 rounding of sums in another order scales with it
+            // (Qwen3.5's fixture has logits of several units); a wrong state or position is off by O(1).
+            let scale = want.iter().fold(1f32, |m, x| m.max(x.abs()));
+            let d = max_diff(&got, &want) / scale;
             worst = worst.max(d);
-            assert!(d <= tol, "{name} {format:?}: step {step} row {row} (slot {}) logits differ by {d}", s.slot);
+            assert!(
+                d <= tol,
+                "{name} {format:?}: step {step} row {row} (slot {}) logits differ by {d} (relative)",
+                s.slot
+            );
             assert_eq!(greedy[row], reference::argmax(&got), "{name}: GPU argmax of row {row}");
             assert_eq!(dec.len(s.slot), s.solo.pos, "{name}: positions");
         }
     }
-    eprintln!("{name} {format:?}: batched rows per step {rows_seen:?}, max |logit diff| vs single {worst:.2e}");
+    eprintln!(
+        "{name} {format:?}: batched rows per step {rows_seen:?}, max |logit diff| / max |logit| vs single {worst:.2e}"
+    );
     assert!(rows_seen.iter().any(|&n| n > 4), "the schedule decodes more rows than one row block at once");
     assert!(rows_seen.ends_with(&[1, 1]), "the schedule ends with one-row steps");
 }
@@ -231,7 +241,7 @@ fn batched_matches_single(name: &str, format: WeightFormat, tol: f32) {
 #[test]
 fn batched_decode_equals_single_sequences_f32() {
     for name in ["llama", "qwen2", "qwen3"] {
-        batched_matches_single(name, WeightFormat::F32, 1e-4);
+        batched_matches_single(name, WeightFormat::F32, 2e-5);
     }
 }
 
@@ -240,7 +250,7 @@ fn batched_decode_equals_single_sequences_f32() {
 #[test]
 fn batched_decode_equals_single_sequences_recurrent_f32() {
     for name in ["lfm2", "qwen3_5"] {
-        batched_matches_single(name, WeightFormat::F32, 1e-4);
+        batched_matches_single(name, WeightFormat::F32, 2e-5);
     }
 }
 
