@@ -141,19 +141,23 @@ pub trait TextArch: Send + Sync {
     }
     /// Bytes of weights one decode step reads.
     fn weight_bytes(&self) -> u64;
-    /// Allocates one sequence's state (KV caches, recurrent state, rope table) for `max_seq` tokens.
-    fn new_io(&self, gpu: &Gpu, chunk: usize, max_seq: usize) -> Result<GraphIo, ModelError>;
+    /// The rope table and, per layer, `slots` regions of sequence state for `max_seq` tokens each (KV
+    /// caches [slots, kv_heads, max_seq, head_dim], recurrent state [slots, ..] of one sequence's), token
+    /// ids for `chunk` rows.
+    fn new_state(&self, gpu: &Gpu, chunk: usize, max_seq: usize, slots: usize) -> Result<GraphIo, ModelError>;
     fn build_graph(&self, io: &GraphIo, mode: Mode) -> Built;
+    /// Allocates one sequence's state for `max_seq` tokens, prefill chunks of `chunk` tokens.
+    fn new_io(&self, gpu: &Gpu, chunk: usize, max_seq: usize) -> Result<GraphIo, ModelError> {
+        self.new_state(gpu, chunk, max_seq, 1)
+    }
     /// Whether `Mode::BatchedDecode` graphs exist for this family.
     fn supports_batched_decode(&self) -> bool {
-        false
+        true
     }
-    /// State for batched decode of `slots` sequences of up to `max_seq` tokens each: KV caches with a slot
-    /// dimension ([slots, kv_heads, max_seq, head_dim], the single-sequence layout per slot), recurrent
-    /// state likewise ([slots, ..] of one sequence's), token ids and (slot, pos) pairs for `slots` rows.
+    /// State for batched decode of `slots` sequences of up to `max_seq` tokens each, with token ids and
+    /// (slot, pos) pairs for `slots` rows.
     fn new_batched_io(&self, gpu: &Gpu, slots: usize, max_seq: usize) -> Result<GraphIo, ModelError> {
-        let _ = (gpu, slots, max_seq);
-        Err(ModelError::Unsupported(format!("batched decode of the {} family", self.family())))
+        self.new_state(gpu, slots, max_seq, slots)?.with_rows(gpu, slots)
     }
 }
 

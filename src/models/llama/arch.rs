@@ -58,26 +58,7 @@ impl TextArch for LlamaArch {
         self.weights.bytes()
     }
 
-    fn new_io(&self, gpu: &Gpu, chunk: usize, max_seq: usize) -> Result<GraphIo, ModelError> {
-        self.io(gpu, chunk, max_seq, 1)
-    }
-
-    fn supports_batched_decode(&self) -> bool {
-        true
-    }
-
-    fn new_batched_io(&self, gpu: &Gpu, slots: usize, max_seq: usize) -> Result<GraphIo, ModelError> {
-        self.io(gpu, slots, max_seq, slots)?.with_rows(gpu, slots)
-    }
-
-    fn build_graph(&self, io: &GraphIo, mode: Mode) -> Built {
-        build_graph(&self.cfg, &self.weights, io, mode)
-    }
-}
-
-impl LlamaArch {
-    /// Rope table and `slots` KV regions of `max_seq` positions per layer.
-    fn io(&self, gpu: &Gpu, chunk: usize, max_seq: usize, slots: usize) -> Result<GraphIo, ModelError> {
+    fn new_state(&self, gpu: &Gpu, chunk: usize, max_seq: usize, slots: usize) -> Result<GraphIo, ModelError> {
         let c = &self.cfg;
         let mut io = GraphIo::base(gpu, chunk, max_seq)?;
         io.slots = slots;
@@ -86,5 +67,9 @@ impl LlamaArch {
             io.layers.push(c.kv_state(gpu, i, slots, max_seq)?);
         }
         Ok(io)
+    }
+
+    fn build_graph(&self, io: &GraphIo, mode: Mode) -> Built {
+        build_graph(&self.cfg, &self.weights, io, mode)
     }
 }

@@ -50,27 +50,7 @@ impl TextArch for Qwen35Arch {
         self.weights.bytes()
     }
 
-    fn new_io(&self, gpu: &Gpu, chunk: usize, max_seq: usize) -> Result<GraphIo, ModelError> {
-        self.io(gpu, chunk, max_seq, 1)
-    }
-
-    fn supports_batched_decode(&self) -> bool {
-        true
-    }
-
-    fn new_batched_io(&self, gpu: &Gpu, slots: usize, max_seq: usize) -> Result<GraphIo, ModelError> {
-        self.io(gpu, slots, max_seq, slots)?.with_rows(gpu, slots)
-    }
-
-    fn build_graph(&self, io: &GraphIo, mode: Mode) -> Built {
-        super::graph::build_graph(&self.cfg, &self.weights, io, mode)
-    }
-}
-
-impl Qwen35Arch {
-    /// Rope table, and per layer `slots` KV regions of `max_seq` positions or `slots` conv rings and
-    /// delta-rule states.
-    fn io(&self, gpu: &Gpu, chunk: usize, max_seq: usize, slots: usize) -> Result<GraphIo, ModelError> {
+    fn new_state(&self, gpu: &Gpu, chunk: usize, max_seq: usize, slots: usize) -> Result<GraphIo, ModelError> {
         let c = &self.cfg;
         let mut io = GraphIo::base(gpu, chunk, max_seq)?;
         io.slots = slots;
@@ -90,5 +70,9 @@ impl Qwen35Arch {
             });
         }
         Ok(io)
+    }
+
+    fn build_graph(&self, io: &GraphIo, mode: Mode) -> Built {
+        super::graph::build_graph(&self.cfg, &self.weights, io, mode)
     }
 }
