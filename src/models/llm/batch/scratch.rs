@@ -1,0 +1,121 @@
+//! Moving a slot's sequence between its regions of the batched state and the scratch session that
+//! runs its prefill and single-sequence steps: KV rows by position, recurrent state whole.
+
+use super::{buf, BatchedDecoder, Last, Slot};
+use crate::models::decoder::LayerState;
+
+impl BatchedDecoder {
+    /// Copies positions [from, to) of every layer's K and V between the slot's region of the batched
+    /// caches and the scratch session's caches.
+    pub(super) fn copy_kv(&self, enc: &mut wgpu::CommandEncoder, slot: Slot, from: usize, to: usize, into_slot: bool) {
+        if from >= to {
+            return;
+        }
+        let (hd, ms) = (self.head_dim as u64, self.io.max_seq as u64);
+        let row_bytes = hd * 4;
+        let slot_base = slot as u64 * self.kv_heads as u64 * ms * row_bytes;
+        for (big, small) in self.io.layers.iter().zip(&self.scratch.io().layers) {
+            let (
+                LayerState::Attention { k_cache: bk, v_cache: bv },
+                LayerState::Attention { k_cache: sk, v_cache: sv },
+            ) = (big, small)
+            else {
+                continue;
+            };
+            for (b, s) in [(bk, sk), (bv, sv)] {
+                for h in 0..self.kv_heads as u64 {
+                    let off = (h * ms + from as u64) * row_bytes;
+                    let size = (to - from) as u64 * row_bytes;
+                    if into_slot {
+                        enc.copy_buffer_to_buffer(buf(s), off, buf(b), slot_base + off, size);
+                    } else {
+                        enc.copy_buffer_to_buffer(buf(b), slot_base + off, buf(s), off, size);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Copies every recurrent layer state between the slot's region and the scratch session's.
+    pub(super) fn copy_recurrent(&self, enc: &mut wgpu::CommandEncoder, slot: Slot, into_slot: bool) {
+        for (big, small) in self.io.layers.iter().zip(&self.scratch.io().layers) {
+            let (LayerState::Recurrent(big), LayerState::Recurrent(small)) = (big, small) else { continue };
+            for (b, s) in big.iter().zip(small) {
+                let size = buf(s).size();
+                if into_slot {
+                    enc.copy_buffer_to_buffer(buf(s), 0, buf(b), slot as u64 * size, size);
+                } else {
+                    enc.copy_buffer_to_buffer(buf(b), slot as u64 * size, buf(s), 0, size);
+                }
+            }
+        }
+    }
+
+    /// Makes the scratch session hold the slot's sequence so far.
+    pub(super) fn load_scratch(&mut self, slot: Slot) {
+        if self.unflushed.is_some_and(|(s, _)| s != slot) {
+            self.flush();
+        }
+        let pos = self.pos[slot];
+        let from = match self.scratch_holds {
+            Some((s, n)) if s == slot && n <= pos => n,
+            _ => 0,
+        };
+        // Recurrent state describes one position: the scratch's is the slot's only where it holds
+        // all of the sequence; a new sequence starts from zeros (reset), any other from the slot's.
+        let state_held = self.recurrent && pos > 0 && self.scratch_holds == Some((slot, pos));
+        if !state_held {
+            self.scratch.reset();
+        }
+        self.scratch.pos = pos;
+        let copy_state = self.recurrent && !state_held && pos > 0;
+        if from < pos || copy_state {
+            let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+            self.copy_kv(&mut enc, slot, from, pos, false);
+            if copy_state {
+                self.copy_recurrent(&mut enc, slot, false);
+            }
+            self.gpu.queue.submit([enc.finish()]);
+        }
+    }
+
+    /// After a scratch prefill of positions [start, pos): KV rows into the slot, last logits row and greedy
+    /// token into the slot's prefill outputs.
+    pub(super) fn store_scratch(&mut self, slot: Slot, start: usize) {
+        let end = self.scratch.pos;
+        let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+        self.copy_kv(&mut enc, slot, start, end, true);
+        if self.recurrent {
+            self.copy_recurrent(&mut enc, slot, true);
+        }
+        self.park_scratch_outputs(&mut enc, slot);
+        self.gpu.queue.submit([enc.finish()]);
+        self.pos[slot] = end;
+        self.last[slot] = Last::Prefill;
+        self.scratch_holds = Some((slot, end));
+    }
+
+    /// Copies the scratch's last logits row and sampled token into the slot's parked outputs.
+    pub(super) fn park_scratch_outputs(&self, enc: &mut wgpu::CommandEncoder, slot: Slot) {
+        let (lbuf, loff) = self.scratch.last_logits_row();
+        let row = (self.vocab * 4) as u64;
+        enc.copy_buffer_to_buffer(lbuf, loff, &self.prefill_logits, slot as u64 * row, row);
+        enc.copy_buffer_to_buffer(buf(&self.scratch.io().next_token), 0, &self.prefill_tokens, slot as u64 * 4, 4);
+    }
+
+    /// Hands the scratch back: the KV rows of single-sequence steps go into their slot's region, and
+    /// where such a step is the slot's latest, its outputs into the slot's parked outputs.
+    pub(super) fn flush(&mut self) {
+        let Some((slot, from)) = self.unflushed.take() else { return };
+        let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+        self.copy_kv(&mut enc, slot, from, self.pos[slot], true);
+        if self.recurrent {
+            self.copy_recurrent(&mut enc, slot, true);
+        }
+        if self.last[slot] == Last::Solo {
+            self.park_scratch_outputs(&mut enc, slot);
+            self.last[slot] = Last::Prefill;
+        }
+        self.gpu.queue.submit([enc.finish()]);
+    }
+}
