@@ -3,7 +3,8 @@
 // into a running (max, sum, acc) online softmax, so any context length works
 // with fixed shared memory. head_dim <= 256. Query row r sits at pos0 + r and
 // sees keys 0..=pos0 + r.
-// reduce_max / reduce_sum: shaders/lib/wg_reduce_*.wgsl (subgroups where 32 wide).
+// reduce_max / reduce_sum: shaders/lib/wg_reduce_*.wgsl (subgroups where 32 wide); the
+// cache words (head_dim % 4 == 0): shaders/lib/kv_*.wgsl.
 
 struct Params {
     n_heads: u32, n_kv_heads: u32, head_dim: u32, max_seq: u32,
@@ -11,8 +12,8 @@ struct Params {
 }
 
 @group(0) @binding(2) var<storage, read> q: array<f32>;
-@group(0) @binding(3) var<storage, read> k_cache: array<f32>;
-@group(0) @binding(4) var<storage, read> v_cache: array<f32>;
+@group(0) @binding(3) var<storage, read> k_cache: array<KvWord>;
+@group(0) @binding(4) var<storage, read> v_cache: array<KvWord>;
 @group(0) @binding(5) var<storage, read_write> out: array<f32>;
 
 const WG: u32 = 256u;
@@ -41,9 +42,15 @@ fn attention(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id)
         let j = j0 + t;
         var s = NEG;
         if (j < len) {
-            let kb = cache_base + j * hd;
+            let kb4 = (cache_base + j * hd) / 4u;
             var d = 0.0;
-            for (var i = 0u; i < hd; i++) { d += qs[i] * k_cache[kb + i]; }
+            for (var i4 = 0u; i4 < hd / 4u; i4++) {
+                let kk = kv_get(k_cache[kb4 + i4]);
+                d += qs[4u * i4] * kk.x;
+                d += qs[4u * i4 + 1u] * kk.y;
+                d += qs[4u * i4 + 2u] * kk.z;
+                d += qs[4u * i4 + 3u] * kk.w;
+            }
             s = d * p.scale;
         }
         let m_new = max(m, reduce_max(t, s));
@@ -56,7 +63,7 @@ fn attention(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id)
             var a = acc * alpha;
             let cnt = min(WG, len - j0);
             for (var jj = 0u; jj < cnt; jj++) {
-                a += probs[jj] * v_cache[cache_base + (j0 + jj) * hd + t];
+                a += probs[jj] * kv_get(v_cache[(cache_base + (j0 + jj) * hd + t) / 4u])[t % 4u];
             }
             acc = a;
         }

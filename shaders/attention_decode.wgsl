@@ -23,10 +23,10 @@ struct Params {
 @group(0) @binding(5) var<storage, read> cos_sin: array<vec2<f32>>;
 @group(0) @binding(6) var<storage, read> q_norm: array<f32>;
 @group(0) @binding(7) var<storage, read> k_norm: array<f32>;
-// The caches as vec4s (head_dim is a multiple of 4): a key or value row is
-// head_dim / 4 independent 16-byte loads.
-@group(0) @binding(8) var<storage, read_write> k_cache: array<vec4<f32>>;
-@group(0) @binding(9) var<storage, read_write> v_cache: array<vec4<f32>>;
+// The caches in words of 4 values (head_dim is a multiple of 4; shaders/lib/kv_*.wgsl): a key
+// or value row is head_dim / 4 independent loads.
+@group(0) @binding(8) var<storage, read_write> k_cache: array<KvWord>;
+@group(0) @binding(9) var<storage, read_write> v_cache: array<KvWord>;
 @group(0) @binding(10) var<storage, read_write> out: array<f32>;
 
 // Flag bits, compiled in as a pipeline constant (the same bits are in p.flags): the

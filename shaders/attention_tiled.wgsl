@@ -16,8 +16,9 @@ struct Params {
 }
 
 @group(0) @binding(2) var<storage, read> q: array<vec4<f32>>;
-@group(0) @binding(3) var<storage, read> k_cache: array<vec4<f32>>;
-@group(0) @binding(4) var<storage, read> v_cache: array<vec4<f32>>;
+// Cache words: shaders/lib/kv_*.wgsl.
+@group(0) @binding(3) var<storage, read> k_cache: array<KvWord>;
+@group(0) @binding(4) var<storage, read> v_cache: array<KvWord>;
 @group(0) @binding(5) var<storage, read_write> out: array<vec4<f32>>;
 
 const BQ: u32 = 32u;
@@ -66,7 +67,7 @@ fn attention_tiled(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocati
             if (row0 + sr < n) { qv = q[((row0 + sr) * p.n_heads + h) * hd4 + c * 8u + sc]; }
             qs[sr * RS + sc] = qv;
             var kvv = vec4<f32>(0.0);
-            if (j0 + sr < kv_end) { kvv = k_cache[(cache_row0 + j0 + sr) * hd4 + c * 8u + sc]; }
+            if (j0 + sr < kv_end) { kvv = kv_get(k_cache[(cache_row0 + j0 + sr) * hd4 + c * 8u + sc]); }
             kv[sr * RS + sc] = kvv;
             workgroupBarrier();
             for (var d4 = 0u; d4 < 8u; d4++) {
@@ -102,7 +103,7 @@ fn attention_tiled(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocati
         for (var c = 0u; c < MAX_CHUNKS; c++) {
             if (c < chunks) {
                 var vv = vec4<f32>(0.0);
-                if (j0 + sr < kv_end) { vv = v_cache[(cache_row0 + j0 + sr) * hd4 + c * 8u + sc]; }
+                if (j0 + sr < kv_end) { vv = kv_get(v_cache[(cache_row0 + j0 + sr) * hd4 + c * 8u + sc]); }
                 kv[sr * RS + sc] = vv;
                 workgroupBarrier();
                 var o = acc[c] * alpha;

@@ -51,8 +51,8 @@ struct Params {
 @group(0) @binding(15) var<storage, read> cos_sin: array<vec2<f32>>;
 @group(0) @binding(16) var<storage, read> q_norm: array<f32>;
 @group(0) @binding(17) var<storage, read> k_norm: array<f32>;
-@group(0) @binding(18) var<storage, read_write> k_cache: array<vec4<f32>>;
-@group(0) @binding(19) var<storage, read_write> v_cache: array<vec4<f32>>;
+@group(0) @binding(18) var<storage, read_write> k_cache: array<KvWord>;
+@group(0) @binding(19) var<storage, read_write> v_cache: array<KvWord>;
 @group(0) @binding(20) @coherent var<storage, read_write> scratch: SplitScratch;
 @group(0) @binding(21) var<storage, read> o_q: array<vec4<u32>>;
 @group(0) @binding(22) var<storage, read> o_sm: array<vec2<f32>>;

@@ -16,6 +16,7 @@ use serde::Deserialize;
 
 pub use secret::Secret;
 
+use crate::gpu::KvDtype;
 use crate::weights::hub::HubOptions;
 use crate::weights::WeightFormat;
 
@@ -269,6 +270,14 @@ pub struct ModelSpec {
     /// Overrides limits.max_slots for this model.
     #[serde(default)]
     pub max_slots: Option<usize>,
+    /// The KV caches' values: "f16" (default: half the memory of "f32", and half the bytes attention
+    /// reads) or "f32" (exact).
+    #[serde(default = "default_kv_dtype")]
+    pub kv_dtype: KvDtype,
+}
+
+fn default_kv_dtype() -> KvDtype {
+    KvDtype::F16
 }
 
 /// One text-to-speech voice to load.
@@ -337,7 +346,14 @@ fn default_group() -> usize {
 
 impl ModelSpec {
     pub fn from_source(source: &str) -> Self {
-        ModelSpec { source: source.to_string(), name: None, format: WeightKind::Int4, group_size: 32, max_slots: None }
+        ModelSpec {
+            source: source.to_string(),
+            name: None,
+            format: WeightKind::Int4,
+            group_size: 32,
+            max_slots: None,
+            kv_dtype: default_kv_dtype(),
+        }
     }
 
     pub fn id(&self) -> &str {
@@ -365,7 +381,9 @@ fn models_list<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<ModelSpec>,
             impl<'de> Visitor<'de> for V {
                 type Value = Entry;
                 fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                    f.write_str("a model source string or a table { source, name, format, group_size, max_slots }")
+                    f.write_str(
+                        "a model source string or a table { source, name, format, group_size, max_slots, kv_dtype }",
+                    )
                 }
                 fn visit_str<E: de::Error>(self, s: &str) -> Result<Entry, E> {
                     Ok(Entry(ModelSpec::from_source(s)))

@@ -7,7 +7,7 @@ mod common;
 use std::path::PathBuf;
 
 use common::{assert_close, exec, gpu, randn, rng, rope_table};
-use gerbil::gpu::KernelId;
+use gerbil::gpu::{KernelId, KvDtype};
 use gerbil::graph::ir::{AttentionDecode, AttnShape, RopeAttrs};
 use gerbil::graph::{DeviceTensor, Graph, Op, Plan, PlanOptions, Rows, TensorId};
 use gerbil::models::llm::{BatchedDecoder, LoadOptions, Session, SessionOptions, TextModel};
@@ -170,8 +170,12 @@ struct Seq {
 
 /// Batched decode of the fixture == the same sequences decoded alone, step by step (logits <= tol).
 fn batched_matches_single(name: &str, format: WeightFormat, tol: f32) {
+    batched_matches_single_kv(name, format, tol, KvDtype::F32);
+}
+
+fn batched_matches_single_kv(name: &str, format: WeightFormat, tol: f32, kv_dtype: KvDtype) {
     let mut r = rng(&format!("batched {name}"));
-    let opts = LoadOptions { format, max_context: 64, prefill_chunk: 16, ..Default::default() };
+    let opts = LoadOptions { format, max_context: 64, prefill_chunk: 16, kv_dtype, ..Default::default() };
     let model = TextModel::load(&exec(), &fixture(name), opts).unwrap();
     let vocab = model.arch.vocab() as u32;
     let mut dec = BatchedDecoder::new(&model, 6).unwrap();
@@ -258,6 +262,16 @@ fn batched_decode_equals_single_sequences_recurrent_f32() {
 fn batched_decode_equals_single_sequences_recurrent_int4() {
     for name in ["lfm2", "qwen3_5"] {
         batched_matches_single(name, WeightFormat::Int4 { group: 32 }, 0.0);
+    }
+}
+
+/// f16 KV caches (the serving default): a slot's rows move between the batched caches and the scratch
+/// session at 2 bytes a value, and both paths store and read the same halves (the recurrent families
+/// to the bit, as with f32 caches).
+#[test]
+fn batched_decode_equals_single_sequences_f16_kv() {
+    for (name, tol) in [("llama", 1e-4), ("lfm2", 0.0), ("qwen3_5", 0.0)] {
+        batched_matches_single_kv(name, WeightFormat::Int4 { group: 32 }, tol, KvDtype::F16);
     }
 }
 

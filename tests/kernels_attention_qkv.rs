@@ -217,9 +217,10 @@ fn attention_qkv_skips_without_the_workgroup_memory() {
         max_context: 64,
         prefill_chunk: 16,
         fusion: FusionConfig::default(),
+        ..Default::default()
     };
     let m = gerbil::models::llm::TextModel::load(&exec(), &fixture, opts).unwrap();
-    let io = m.arch.new_io(&gpu(), 8, 32).unwrap();
+    let io = m.arch.new_io(&gpu(), 8, 32, gerbil::gpu::KvDtype::F32).unwrap();
     for (bytes, want) in [(16384, 0), (32768, 2)] {
         let mut built = m.arch.build_graph(&io, gerbil::models::decoder::Mode::Decode);
         let limits = PassLimits {

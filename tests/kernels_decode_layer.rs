@@ -28,8 +28,13 @@ use gerbil::weights::WeightFormat;
 const TOLERANCE: f32 = 1e-5;
 
 fn load(dir: &Path, positions: usize, fusion: FusionConfig) -> TextModel {
-    let opts =
-        LoadOptions { format: WeightFormat::Int4 { group: 32 }, max_context: positions, prefill_chunk: 32, fusion };
+    let opts = LoadOptions {
+        format: WeightFormat::Int4 { group: 32 },
+        max_context: positions,
+        prefill_chunk: 32,
+        fusion,
+        ..Default::default()
+    };
     TextModel::load(&exec(), dir, opts).unwrap()
 }
 

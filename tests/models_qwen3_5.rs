@@ -27,7 +27,7 @@ fn reference() -> Reference {
 }
 
 fn load(format: WeightFormat, chunk: usize, fusion: FusionConfig) -> TextModel {
-    let opts = LoadOptions { format, max_context: 128, prefill_chunk: chunk, fusion };
+    let opts = LoadOptions { format, max_context: 128, prefill_chunk: chunk, fusion, ..Default::default() };
     TextModel::load(&exec(), &fixture(), opts).unwrap()
 }
 

@@ -30,7 +30,13 @@ fn fixture(name: &str) -> PathBuf {
 }
 
 fn model(name: &str, fusion: FusionConfig) -> TextModel {
-    let opts = LoadOptions { format: WeightFormat::Int4 { group: 32 }, max_context: 96, prefill_chunk: 32, fusion };
+    let opts = LoadOptions {
+        format: WeightFormat::Int4 { group: 32 },
+        max_context: 96,
+        prefill_chunk: 32,
+        fusion,
+        ..Default::default()
+    };
     TextModel::load(&exec(), &fixture(name), opts).unwrap()
 }
 
@@ -177,8 +183,13 @@ fn each_pass_matches_unfused() {
 fn split_attention_matches_unfused_past_256_positions() {
     let long = |name: &str, fusion: FusionConfig| {
         let dir = fixture_with_positions(name, 320);
-        let opts =
-            LoadOptions { format: WeightFormat::Int4 { group: 32 }, max_context: 320, prefill_chunk: 64, fusion };
+        let opts = LoadOptions {
+            format: WeightFormat::Int4 { group: 32 },
+            max_context: 320,
+            prefill_chunk: 64,
+            fusion,
+            ..Default::default()
+        };
         let m = TextModel::load(&exec(), &dir, opts).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
         m
@@ -276,7 +287,7 @@ fn partial_sum_passes_leave_batched_graphs_alone() {
     use gerbil::models::decoder::Mode;
     use gerbil::passes::PassLimits;
     let m = model("qwen3", base());
-    let io = m.arch.new_io(&gpu(), 8, 32).unwrap();
+    let io = m.arch.new_io(&gpu(), 8, 32, gerbil::gpu::KvDtype::F32).unwrap();
     for (one_token, want) in [(false, 0), (true, 2)] {
         let mut built = m.arch.build_graph(&io, Mode::Decode);
         let limits = PassLimits {

@@ -13,7 +13,13 @@ use gerbil::passes::FusionConfig;
 use gerbil::weights::WeightFormat;
 
 fn model(fusion: FusionConfig) -> TextModel {
-    let opts = LoadOptions { format: WeightFormat::Int4 { group: 32 }, max_context: 96, prefill_chunk: 32, fusion };
+    let opts = LoadOptions {
+        format: WeightFormat::Int4 { group: 32 },
+        max_context: 96,
+        prefill_chunk: 32,
+        fusion,
+        ..Default::default()
+    };
     TextModel::load(&exec(), &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/qwen3_5"), opts).unwrap()
 }
 

@@ -13,7 +13,8 @@
 // writes the cache for later steps.
 //
 // The kernel file declares: Params `p` with n_heads, n_kv_heads, head_dim, max_seq,
-// scale, rotary_dim, qk_eps; the bindings cos_sin, q_norm, k_norm, k_cache, v_cache;
+// scale, rotary_dim, qk_eps; the bindings cos_sin, q_norm, k_norm, k_cache, v_cache (arrays of
+// KvWord: shaders/lib/kv_*.wgsl);
 // the consts WG (256), CHUNK and O_MAT; and the hooks
 //   store_head(i, o)                         the head's output o (4 floats) at out[i ..]
 //   store_o_part(i, v)                       o_partials' vec4 i
@@ -102,7 +103,7 @@ fn q4(i: u32) -> vec4<f32> {
 // Value row j's vec4 column c: the new token's from vs, the others from the cache.
 fn value_at(j: u32, pos: u32, c: u32, base4: u32, hd4: u32) -> vec4<f32> {
     if (j == pos) { return new_value(c); }
-    return v_cache[base4 + j * hd4 + c];
+    return kv_get(v_cache[base4 + j * hd4 + c]);
 }
 
 // Prefetched cache rows (see AttnPrefetch).
@@ -118,22 +119,22 @@ struct ValueRows {
 // Key row at vec4 index `at` (hd4 <= PREFETCH_HD4 vec4s).
 fn load_key_row(at: u32, hd4: u32) -> KeyRow {
     var r: KeyRow;
-    if (hd4 > 0u) { r.k0 = k_cache[at + 0u]; }
-    if (hd4 > 1u) { r.k1 = k_cache[at + 1u]; }
-    if (hd4 > 2u) { r.k2 = k_cache[at + 2u]; }
-    if (hd4 > 3u) { r.k3 = k_cache[at + 3u]; }
-    if (hd4 > 4u) { r.k4 = k_cache[at + 4u]; }
-    if (hd4 > 5u) { r.k5 = k_cache[at + 5u]; }
-    if (hd4 > 6u) { r.k6 = k_cache[at + 6u]; }
-    if (hd4 > 7u) { r.k7 = k_cache[at + 7u]; }
-    if (hd4 > 8u) { r.k8 = k_cache[at + 8u]; }
-    if (hd4 > 9u) { r.k9 = k_cache[at + 9u]; }
-    if (hd4 > 10u) { r.k10 = k_cache[at + 10u]; }
-    if (hd4 > 11u) { r.k11 = k_cache[at + 11u]; }
-    if (hd4 > 12u) { r.k12 = k_cache[at + 12u]; }
-    if (hd4 > 13u) { r.k13 = k_cache[at + 13u]; }
-    if (hd4 > 14u) { r.k14 = k_cache[at + 14u]; }
-    if (hd4 > 15u) { r.k15 = k_cache[at + 15u]; }
+    if (hd4 > 0u) { r.k0 = kv_get(k_cache[at + 0u]); }
+    if (hd4 > 1u) { r.k1 = kv_get(k_cache[at + 1u]); }
+    if (hd4 > 2u) { r.k2 = kv_get(k_cache[at + 2u]); }
+    if (hd4 > 3u) { r.k3 = kv_get(k_cache[at + 3u]); }
+    if (hd4 > 4u) { r.k4 = kv_get(k_cache[at + 4u]); }
+    if (hd4 > 5u) { r.k5 = kv_get(k_cache[at + 5u]); }
+    if (hd4 > 6u) { r.k6 = kv_get(k_cache[at + 6u]); }
+    if (hd4 > 7u) { r.k7 = kv_get(k_cache[at + 7u]); }
+    if (hd4 > 8u) { r.k8 = kv_get(k_cache[at + 8u]); }
+    if (hd4 > 9u) { r.k9 = kv_get(k_cache[at + 9u]); }
+    if (hd4 > 10u) { r.k10 = kv_get(k_cache[at + 10u]); }
+    if (hd4 > 11u) { r.k11 = kv_get(k_cache[at + 11u]); }
+    if (hd4 > 12u) { r.k12 = kv_get(k_cache[at + 12u]); }
+    if (hd4 > 13u) { r.k13 = kv_get(k_cache[at + 13u]); }
+    if (hd4 > 14u) { r.k14 = kv_get(k_cache[at + 14u]); }
+    if (hd4 > 15u) { r.k15 = kv_get(k_cache[at + 15u]); }
     return r;
 }
 
@@ -166,7 +167,7 @@ fn new_value(c: u32) -> vec4<f32> {
 
 // Cached value vec4 column c of position j, or zeros where j is past len or the new token's.
 fn cached_value(base4: u32, hd4: u32, c: u32, j: u32, len: u32, pos: u32) -> vec4<f32> {
-    if (j < len && j != pos) { return v_cache[base4 + j * hd4 + c]; }
+    if (j < len && j != pos) { return kv_get(v_cache[base4 + j * hd4 + c]); }
     return vec4<f32>(0.0);
 }
 
@@ -262,8 +263,8 @@ fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32, span: Span, pf: AttnPre
         if (t < hd) {
             qs[t] = new_q(h, t, row);
             let at = (cache_base + min(pos, p.max_seq - 1u) * hd + t) / 4u;
-            ks[t] = k_cache[at][t % 4u];
-            vs[t] = v_cache[at][t % 4u];
+            ks[t] = kv_get(k_cache[at])[t % 4u];
+            vs[t] = kv_get(v_cache[at])[t % 4u];
         }
     } else {
         var qk_in = vec2<f32>(0.0);
@@ -273,19 +274,21 @@ fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32, span: Span, pf: AttnPre
             vin = new_v(kvh, t, row);
         }
         let qk = norm_rope_qk(t, qk_in, pf.g, pf.cs);
-        let kv = qk.y;
         if (t < hd) {
             qs[t] = qk.x;
-            ks[t] = kv;
-            vs[t] = vin;
-        }
-        // One workgroup writes: the group's first head, in the span that holds pos.
-        if (h % (p.n_heads / p.n_kv_heads) == 0u && t < hd && pos < p.max_seq && span.end == len) {
-            k_cache[(cache_base + pos * hd + t) / 4u][t % 4u] = kv;
-            v_cache[(cache_base + pos * hd + t) / 4u][t % 4u] = vs[t];
+            // As the cache holds them (kv_round), so this step and later ones read the same values.
+            ks[t] = kv_round(qk.y);
+            vs[t] = kv_round(vin);
         }
     }
     workgroupBarrier();
+    // One workgroup writes the new position's cache rows, a word per thread: the group's first head,
+    // in the span that holds pos.
+    if ((attn_flags() & PREPARED) == 0u && h % (p.n_heads / p.n_kv_heads) == 0u && t < hd4 && pos < p.max_seq
+        && span.end == len) {
+        k_cache[base4 + pos * hd4 + t] = kv_put(vec4<f32>(ks[4u * t], ks[4u * t + 1u], ks[4u * t + 2u], ks[4u * t + 3u]));
+        v_cache[base4 + pos * hd4 + t] = kv_put(new_value(t));
+    }
     // Each chunk of positions in three phases, with no per-key barrier:
     //   scores: thread t takes keys t, t + 256, ...: a dot product of head_dim / 4
     //     independent vec4 loads (many loads in flight: the kernel is latency-bound,
@@ -318,14 +321,14 @@ fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32, span: Span, pf: AttnPre
                 // at long contexts the kernel waits on memory round trips, not arithmetic.
                 var i = 0u;
                 for (; i + 8u <= hd4; i += 8u) {
-                    let k0 = k_cache[row + i];
-                    let k1 = k_cache[row + i + 1u];
-                    let k2 = k_cache[row + i + 2u];
-                    let k3 = k_cache[row + i + 3u];
-                    let k4 = k_cache[row + i + 4u];
-                    let k5 = k_cache[row + i + 5u];
-                    let k6 = k_cache[row + i + 6u];
-                    let k7 = k_cache[row + i + 7u];
+                    let k0 = kv_get(k_cache[row + i]);
+                    let k1 = kv_get(k_cache[row + i + 1u]);
+                    let k2 = kv_get(k_cache[row + i + 2u]);
+                    let k3 = kv_get(k_cache[row + i + 3u]);
+                    let k4 = kv_get(k_cache[row + i + 4u]);
+                    let k5 = kv_get(k_cache[row + i + 5u]);
+                    let k6 = kv_get(k_cache[row + i + 6u]);
+                    let k7 = kv_get(k_cache[row + i + 7u]);
                     d += dot(q4(i), k0);
                     d += dot(q4(i + 1u), k1);
                     d += dot(q4(i + 2u), k2);
@@ -335,7 +338,7 @@ fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32, span: Span, pf: AttnPre
                     d += dot(q4(i + 6u), k6);
                     d += dot(q4(i + 7u), k7);
                 }
-                for (; i < hd4; i++) { d += dot(q4(i), k_cache[row + i]); }
+                for (; i < hd4; i++) { d += dot(q4(i), kv_get(k_cache[row + i])); }
             }
             let sc = d * p.scale;
             probs[jj] = sc;

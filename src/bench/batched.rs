@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use super::memory::{MemoryFigures, MemoryProbe};
 use crate::executor::Executor;
+use crate::gpu::KvDtype;
 use crate::models::llm::{BatchedDecoder, LoadOptions, TextModel};
 use crate::models::ModelError;
 use crate::weights::random::RandomSource;
@@ -50,11 +51,13 @@ pub fn run(
     format: WeightFormat,
     rows: &[usize],
     steps: usize,
+    kv_dtype: KvDtype,
 ) -> Result<BatchedOutcome, ModelError> {
     let slots = rows.iter().copied().max().unwrap_or(1);
     let src = RandomSource { seed: 7, scale: 0.05 };
     let prompt_len = 8;
-    let opts = LoadOptions { format, max_context: (prompt_len + 2 * steps + 16).max(256), ..Default::default() };
+    let opts =
+        LoadOptions { format, max_context: (prompt_len + 2 * steps + 16).max(256), kv_dtype, ..Default::default() };
     let name = config.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
     let gpu = exec.gpu();
     let mut mem = MemoryProbe::start(gpu);

@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use super::memory::{MemoryFigures, MemoryProbe};
 use crate::executor::Executor;
+use crate::gpu::KvDtype;
 use crate::models::llm::{LoadOptions, Session, SessionOptions, TextModel};
 use crate::models::ModelError;
 use crate::passes::FusionConfig;
@@ -30,18 +31,29 @@ pub struct DecodeResult {
     pub memory: MemoryFigures,
 }
 
-pub fn run(
-    exec: &Executor,
-    config: &Path,
-    format: WeightFormat,
-    fusion: FusionConfig,
-    tokens: usize,
-    prefill: usize,
-    repeats: usize,
-) -> Result<DecodeResult, ModelError> {
+/// What one decode measurement runs: the model's load options and its lengths.
+pub struct DecodeRun {
+    pub format: WeightFormat,
+    pub fusion: FusionConfig,
+    pub kv_dtype: KvDtype,
+    /// Decode steps.
+    pub tokens: usize,
+    /// Prompt length of the prefill measurement.
+    pub prefill: usize,
+    /// Timed generate loops (the median is reported).
+    pub repeats: usize,
+}
+
+pub fn run(exec: &Executor, config: &Path, run: DecodeRun) -> Result<DecodeResult, ModelError> {
+    let DecodeRun { format, fusion, kv_dtype, tokens, prefill, repeats } = run;
     let src = RandomSource { seed: 7, scale: 0.05 };
-    let opts =
-        LoadOptions { format, max_context: (prefill + tokens + 16).max(1024), prefill_chunk: prefill.max(16), fusion };
+    let opts = LoadOptions {
+        format,
+        max_context: (prefill + tokens + 16).max(1024),
+        prefill_chunk: prefill.max(16),
+        fusion,
+        kv_dtype,
+    };
     let gpu = exec.gpu();
     let mut mem = MemoryProbe::start(gpu);
     let model = TextModel::from_source(exec, config, &src, None, opts)?;

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use crate::bench::{bandwidth, batched, decode, matvec};
 use crate::executor::Executor;
-use crate::gpu::GpuOptions;
+use crate::gpu::{GpuOptions, KvDtype};
 use crate::passes::FusionConfig;
 use crate::weights::WeightFormat;
 
@@ -53,6 +53,9 @@ pub struct BenchArgs {
     /// Skip the f32 weight runs (INT4 only).
     #[arg(long)]
     pub int4_only: bool,
+    /// The KV caches' values in the model runs (f16, the server's default, or f32).
+    #[arg(long, default_value = "f16")]
+    pub kv_dtype: KvDtype,
     /// Timed generate loops per model and plan (the median is reported, every run listed).
     #[arg(long, default_value_t = 5)]
     pub repeats: usize,
@@ -154,11 +157,20 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
             plans.push((format!("with {pass}"), toggled(pass, true)?));
         }
         for (&format, (plan, fusion)) in formats.iter().flat_map(|f| plans.iter().map(move |p| (f, p))) {
-            let r = decode::run(&exec, cfg, format, *fusion, args.tokens, args.prefill, args.repeats)?;
+            let run = decode::DecodeRun {
+                format,
+                fusion: *fusion,
+                kv_dtype: args.kv_dtype,
+                tokens: args.tokens,
+                prefill: args.prefill,
+                repeats: args.repeats,
+            };
+            let r = decode::run(&exec, cfg, run)?;
             println!(
-                "\n{} {} ({plan}): decode {:.0} tok/s (generate loop {:.0} tok/s, median of {}), {} dispatches/token, weights {:.1} MB -> {:.0} GB/s; prefill {} tokens: {:.0} tok/s",
+                "\n{} {} ({plan}, KV {}): decode {:.0} tok/s (generate loop {:.0} tok/s, median of {}), {} dispatches/token, weights {:.1} MB -> {:.0} GB/s; prefill {} tokens: {:.0} tok/s",
                 r.model,
                 r.format,
+                args.kv_dtype,
                 r.decode_tokens_per_s,
                 r.generate_tokens_per_s,
                 r.generate_runs.len(),
@@ -190,7 +202,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
             &[WeightFormat::Int4 { group: 32 }, WeightFormat::F32]
         };
         for &format in formats {
-            let results = match batched::run(&exec, cfg, format, &args.batch_rows, args.tokens)? {
+            let results = match batched::run(&exec, cfg, format, &args.batch_rows, args.tokens, args.kv_dtype)? {
                 batched::BatchedOutcome::Measured(r) => r,
                 batched::BatchedOutcome::Unsupported { model, family } => {
                     println!("{model:>16}: skipped (family {family} has no batched decode)");
@@ -201,8 +213,8 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
             if let Some(r) = results.last() {
                 println!("{:>16} memory: {}", r.model, r.memory);
                 println!(
-                    "{:>16} state: KV {} bytes per token, recurrent {} bytes per sequence",
-                    r.model, r.kv_bytes_per_token, r.recurrent_bytes_per_sequence
+                    "{:>16} state: KV ({}) {} bytes per token, recurrent {} bytes per sequence",
+                    r.model, args.kv_dtype, r.kv_bytes_per_token, r.recurrent_bytes_per_sequence
                 );
             }
             for r in results {

@@ -7,7 +7,7 @@ use std::time::Instant;
 use anyhow::Context;
 
 use crate::executor::Executor;
-use crate::gpu::GpuOptions;
+use crate::gpu::{GpuOptions, KvDtype};
 use crate::models::llm::{LoadOptions, Session, SessionOptions, TextModel};
 use crate::passes::FusionConfig;
 use crate::text::tokenizer::StreamDecoder;
@@ -40,6 +40,9 @@ pub struct CompleteArgs {
     /// Disable the decode fusion passes (debugging).
     #[arg(long)]
     pub no_fusion: bool,
+    /// The KV caches' values: f16 (as the server) or f32 (exact).
+    #[arg(long, default_value = "f16")]
+    pub kv_dtype: KvDtype,
 }
 
 pub fn run(args: CompleteArgs) -> anyhow::Result<()> {
@@ -51,7 +54,8 @@ pub fn run(args: CompleteArgs) -> anyhow::Result<()> {
     let exec = Executor::new(&GpuOptions::default())?;
     let t0 = Instant::now();
     let fusion = if args.no_fusion { FusionConfig::none() } else { FusionConfig::default() };
-    let opts = LoadOptions { format, max_context: args.max_context, fusion, ..Default::default() };
+    let opts =
+        LoadOptions { format, max_context: args.max_context, fusion, kv_dtype: args.kv_dtype, ..Default::default() };
     let model = TextModel::load_path(&exec, &dir, opts).with_context(|| format!("loading {}", dir.display()))?;
     let load_s = t0.elapsed().as_secs_f64();
     let tok = model.tokenizer.as_ref().context("the model folder has no tokenizer.json")?;

@@ -7,7 +7,7 @@ use anyhow::Context;
 
 use crate::bench::profile;
 use crate::executor::Executor;
-use crate::gpu::GpuOptions;
+use crate::gpu::{GpuOptions, KvDtype};
 use crate::models::llm::{BatchedDecoder, LoadOptions, Session, SessionOptions, TextModel, SHORT_PREFILL_ROWS};
 use crate::weights::random::RandomSource;
 use crate::weights::WeightFormat;
@@ -24,6 +24,9 @@ pub struct ProfileArgs {
     pub steps: usize,
     #[arg(long)]
     pub f32: bool,
+    /// The KV caches' values (f16, the server's default, or f32).
+    #[arg(long, default_value = "f16")]
+    pub kv_dtype: KvDtype,
     /// Profile a batched decode step with this many rows (sequences) instead of the single-sequence plan.
     #[arg(long)]
     pub batch_rows: Option<usize>,
@@ -60,7 +63,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
     let format = if args.f32 { WeightFormat::F32 } else { WeightFormat::Int4 { group: 32 } };
     let prefill = args.prefill.unwrap_or(0);
     let max_context = (args.context + args.steps * 2 + 64).max(prefill);
-    let mut opts = LoadOptions { format, max_context, ..Default::default() };
+    let mut opts = LoadOptions { format, max_context, kv_dtype: args.kv_dtype, ..Default::default() };
     if let Some(passes) = &args.without {
         opts.fusion = super::bench::without(passes)?;
     }

@@ -111,6 +111,8 @@ pub struct KernelSource {
     pub grid_sync: bool,
     /// Takes its Params (`FusedMatvecParams`), x, `MAX_K4` and the PARTIALS_IN hooks from `MATVEC_INT4_BINDINGS`.
     pub matvec_bindings: bool,
+    /// Reads or writes a KV cache through `KvWord` (`KV_F32` or `KV_F16`, per pipeline: `PipelineKey::kv16`).
+    pub kv_cache: bool,
 }
 
 /// `Step` and the bindings of the two uniforms (`p` at 0, `step` at 1), in front of every kernel.
@@ -154,6 +156,10 @@ pub const GATED_DELTA_CORE: &str = include_str!("../../shaders/lib/gated_delta_c
 /// `erf_as`, for the kernels with an exact GELU.
 pub const ERF: &str = include_str!("../../shaders/lib/erf.wgsl");
 
+/// The KV cache's word type and its conversions: f32 as it is, or f16 packed in u32 pairs.
+pub const KV_F32: &str = include_str!("../../shaders/lib/kv_f32.wgsl");
+pub const KV_F16: &str = include_str!("../../shaders/lib/kv_f16.wgsl");
+
 /// Whether a kernel calls `erf_as` without defining it (it then gets `ERF` prepended).
 pub fn uses_erf(source: &str) -> bool {
     source.contains("erf_as(") && !source.contains("fn erf_as(")
@@ -184,6 +190,12 @@ const fn is_attention_matvec(file: &str) -> bool {
     matches!(file.as_bytes(), b"attention_qkv_o.wgsl" | b"decode_layer.wgsl")
 }
 
+/// The kernels that read or write a KV cache.
+const fn uses_kv_cache(file: &str) -> bool {
+    is_attention_decode(file)
+        || matches!(file.as_bytes(), b"kv_append.wgsl" | b"attention.wgsl" | b"attention_tiled.wgsl")
+}
+
 /// The kernels with flash-decoding splits.
 const fn is_attention_split(file: &str) -> bool {
     matches!(file.as_bytes(), b"attention_decode.wgsl" | b"decode_layer.wgsl")
@@ -212,8 +224,9 @@ pub fn group_sum_prelude(r: Preludes) -> String {
 
 impl KernelSource {
     /// The WGSL module to compile: the kernel's file behind the library code it uses
-    /// (the uniforms, `group_sum` for this adapter, the shared INT4 matvec body).
-    pub fn wgsl(&self, r: Preludes) -> String {
+    /// (the uniforms, `group_sum` for this adapter, the shared INT4 matvec body), with f16 KV cache
+    /// words where `kv16` (kernels without a cache ignore it).
+    pub fn wgsl(&self, r: Preludes, kv16: bool) -> String {
         let subgroups32 = r.subgroups32;
         if uses_erf(self.source) {
             return format!("{UNIFORMS}\n{ERF}\n{}", self.source);
@@ -222,6 +235,9 @@ impl KernelSource {
             return format!("{UNIFORMS}\n{GATED_DELTA_CORE}\n{}", self.source);
         }
         let mut libs = vec![UNIFORMS.to_string()];
+        if self.kv_cache {
+            libs.push((if kv16 { KV_F16 } else { KV_F32 }).to_string());
+        }
         if self.matvec_bindings {
             libs.push(MATVEC_INT4_BINDINGS.to_string());
         }
@@ -274,6 +290,7 @@ macro_rules! src {
             attention_split: is_attention_split($file),
             grid_sync: $file == "decode_layer.wgsl",
             matvec_bindings: is_int4_matvec($file),
+            kv_cache: uses_kv_cache($file),
         }
     };
 }

@@ -20,17 +20,20 @@ pub struct PipelineKey {
     /// INT4 matvec kernels: the shape (k, n0, n1, n2, n3, group) compiled in as
     /// pipeline constants (`GpuOptions::dynamic_shapes` leaves it zero: read from the uniform).
     pub dims: [u32; 6],
+    /// Kernels with a KV cache (`KernelSource::kv_cache`): its words are f16 (else f32).
+    pub kv16: bool,
 }
 
 impl PipelineKey {
     pub fn new(kernel: KernelId, flags: u32) -> PipelineKey {
-        PipelineKey { kernel, flags, dims: [0; 6] }
+        PipelineKey { kernel, flags, dims: [0; 6], kv16: false }
     }
 }
 
 #[derive(Default)]
 pub(crate) struct PipelineCache {
-    modules: Mutex<HashMap<&'static str, wgpu::ShaderModule>>,
+    /// By file and KV word type.
+    modules: Mutex<HashMap<(&'static str, bool), wgpu::ShaderModule>>,
     pipelines: Mutex<HashMap<PipelineKey, Arc<wgpu::ComputePipeline>>>,
 }
 
@@ -51,11 +54,11 @@ impl PipelineCache {
         let module = {
             let mut modules = self.modules.lock().unwrap();
             modules
-                .entry(src.file)
+                .entry((src.file, key.kv16 && src.kv_cache))
                 .or_insert_with(|| {
                     let desc = wgpu::ShaderModuleDescriptor {
                         label: Some(src.file),
-                        source: wgpu::ShaderSource::Wgsl(src.wgsl(preludes).into()),
+                        source: wgpu::ShaderSource::Wgsl(src.wgsl(preludes, key.kv16).into()),
                     };
                     // SAFETY: see shader_checks: only loop bounding is dropped, and every loop of
                     // these kernels runs to a bound the plan computes.

@@ -9,10 +9,11 @@ use super::kernels::Preludes;
 use super::{GpuError, KernelId};
 
 /// Bytes of the workgroup variables `kernel`'s entry point uses (any function it calls counts,
-/// whatever its pipeline flags: the count is an upper bound, as the driver's check is).
+/// whatever its pipeline flags: the count is an upper bound, as the driver's check is). The KV
+/// cache's word type changes no workgroup variable.
 pub fn workgroup_bytes(kernel: KernelId, r: Preludes) -> Result<u32, String> {
     let src = kernel.source();
-    let wgsl = src.wgsl(r);
+    let wgsl = src.wgsl(r, false);
     let module = naga::front::wgsl::parse_str(&wgsl).map_err(|e| e.emit_to_string(&wgsl))?;
     let flags = naga::valid::ValidationFlags::all();
     let info = naga::valid::Validator::new(flags, naga::valid::Capabilities::all())

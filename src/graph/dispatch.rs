@@ -181,6 +181,9 @@ fn select_kernel(
         }
         Op::KvAppend { k, v, k_cache, v_cache, attrs: a, rows } => {
             let kv_width = a.n_kv_heads * a.head_dim;
+            if !a.head_dim.is_multiple_of(4) {
+                return Err(err(format!("head_dim {} is not a multiple of 4 (the cache's word)", a.head_dim)));
+            }
             let p = params::KvAppendParams {
                 kv_width: kv_width as u32,
                 head_dim: a.head_dim as u32,
@@ -190,7 +193,8 @@ fn select_kernel(
             let mut b = [k, v, k_cache, v_cache].map(Bind::Tensor).to_vec();
             b.extend(rows.map(Bind::Tensor));
             let kernel = if rows.is_some() { KernelId::KvAppendRows } else { KernelId::KvAppend };
-            spec(kernel, bytes(p), b, tokens_grid(kv_width))
+            // A thread per cache word of 4 values.
+            spec(kernel, bytes(p), b, tokens_grid(kv_width / 4))
         }
         Op::Attention { q, k_cache, v_cache, out, attrs: a, scale, rows } => {
             let parts = attention::Plain { q, k_cache, v_cache, out, attrs: a, scale };

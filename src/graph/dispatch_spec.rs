@@ -142,6 +142,16 @@ pub struct DispatchSpec {
     pub flags: u32,
 }
 
+/// Whether a dispatch of a KV cache kernel binds an f16 cache (every cache a dispatch binds has
+/// one type: a model's caches are allocated together).
+pub fn binds_f16_cache(graph: &Graph, spec: &DispatchSpec) -> bool {
+    spec.kernel.source().kv_cache
+        && spec
+            .bindings
+            .iter()
+            .any(|b| matches!(b, Bind::Tensor(t) if matches!(bound(graph, *t), Some(DeviceTensor::F16 { .. }))))
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum SelectError {
     #[error("op {index} ({op}): {msg}")]

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use crate::gpu::{Gpu, GpuError};
+use crate::gpu::{Gpu, GpuError, KvDtype};
 use crate::weights::int4::Int4Matrix;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
@@ -40,6 +40,12 @@ pub enum DeviceTensor {
         buf: wgpu::Buffer,
         len: usize,
     },
+    /// `len` f16 values packed two to a u32, in rows of `cols` (KV caches: `KvDtype::F16`).
+    F16 {
+        buf: wgpu::Buffer,
+        len: usize,
+        cols: usize,
+    },
     /// INT4 groups (see `weights::int4`): q words and (scale, offset) pairs.
     Int4 {
         q: wgpu::Buffer,
@@ -60,12 +66,40 @@ impl DeviceTensor {
         Ok(Arc::new(DeviceTensor::U32 { buf: gpu.storage_from(label, data), len: data.len() }))
     }
 
-    /// A zeroed f32 buffer (KV caches).
+    /// `data` as an f16 KV cache, each value rounded to the nearest f16 (an even count), in rows of `cols`.
+    pub fn f16(gpu: &Gpu, label: &str, data: &[f32], cols: usize) -> Result<Arc<Self>, GpuError> {
+        let halves: Vec<half::f16> = data.iter().map(|&x| half::f16::from_f32(x)).collect();
+        gpu.check_binding(label, data.len() as u64 * 2)?;
+        Ok(Arc::new(DeviceTensor::F16 { buf: gpu.storage_from(label, &halves), len: data.len(), cols }))
+    }
+
+    /// An f32 or f16 tensor's values, read back (f16 widened exactly).
+    pub fn read_values(&self, gpu: &Gpu) -> Result<Vec<f32>, GpuError> {
+        match self {
+            DeviceTensor::F32 { buf, len, .. } => gpu.read_f32(buf, *len),
+            DeviceTensor::F16 { buf, len, .. } => {
+                let bytes = gpu.read_bytes(buf, *len as u64 * 2)?;
+                Ok(bytes.chunks_exact(2).map(|b| half::f16::from_le_bytes([b[0], b[1]]).to_f32()).collect())
+            }
+            _ => panic!("read_values of a tensor that holds no f32 or f16 values"),
+        }
+    }
+
+    /// A zeroed f32 buffer.
     pub fn zeros(gpu: &Gpu, label: &str, len: usize, cols: usize) -> Result<Arc<Self>, GpuError> {
-        gpu.check_binding(label, len as u64 * 4)?;
-        let buf = gpu.storage(label, len as u64 * 4);
-        gpu.queue.write_buffer(&buf, 0, bytemuck::cast_slice(&vec![0f32; len]));
-        Ok(Arc::new(DeviceTensor::F32 { buf, len, cols }))
+        Self::zeros_kv(gpu, label, len, cols, KvDtype::F32)
+    }
+
+    /// A zeroed KV cache of `len` values of `dtype` in rows of `cols` (an f16 cache's `len` is even).
+    pub fn zeros_kv(gpu: &Gpu, label: &str, len: usize, cols: usize, dtype: KvDtype) -> Result<Arc<Self>, GpuError> {
+        let bytes = (len * dtype.bytes()) as u64;
+        gpu.check_binding(label, bytes)?;
+        let buf = gpu.storage(label, bytes);
+        gpu.queue.write_buffer(&buf, 0, &vec![0u8; bytes as usize]);
+        Ok(Arc::new(match dtype {
+            KvDtype::F32 => DeviceTensor::F32 { buf, len, cols },
+            KvDtype::F16 => DeviceTensor::F16 { buf, len, cols },
+        }))
     }
 
     pub fn int4(gpu: &Gpu, label: &str, m: &Int4Matrix) -> Result<Arc<Self>, GpuError> {
@@ -80,9 +114,18 @@ impl DeviceTensor {
         }))
     }
 
+    /// The buffer holding the values (an INT4 tensor's packed nibbles).
+    pub fn buffer(&self) -> &wgpu::Buffer {
+        match self {
+            DeviceTensor::F32 { buf, .. } | DeviceTensor::U32 { buf, .. } | DeviceTensor::F16 { buf, .. } => buf,
+            DeviceTensor::Int4 { q, .. } => q,
+        }
+    }
+
     pub fn bytes(&self) -> u64 {
         match self {
             DeviceTensor::F32 { len, .. } | DeviceTensor::U32 { len, .. } => *len as u64 * 4,
+            DeviceTensor::F16 { len, .. } => *len as u64 * 2,
             DeviceTensor::Int4 { rows, cols, group, .. } => (rows * cols / 2 + rows * cols / group * 8) as u64,
         }
     }
@@ -699,7 +742,7 @@ impl Graph {
         match &self.desc(t).storage {
             Storage::Activation { width, .. } => *width,
             Storage::Bound(d) => match d.as_ref() {
-                DeviceTensor::F32 { cols, .. } => *cols,
+                DeviceTensor::F32 { cols, .. } | DeviceTensor::F16 { cols, .. } => *cols,
                 _ => panic!("tensor {} has no row width", self.desc(t).label),
             },
         }

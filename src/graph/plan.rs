@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use super::alloc::{self, Assignment};
 use super::dispatch::{self, Bind, Dim, DispatchSpec, SelectError};
+use super::dispatch_spec::binds_f16_cache;
 use super::ir::{DeviceTensor, Graph, Storage, TensorId, OUTPUT_ROWS};
 use crate::gpu::params::{fused, FusedMatvecParams, Step};
 use crate::gpu::{Gpu, GpuError, PipelineKey};
@@ -80,8 +81,9 @@ pub struct Plan {
 /// on a uniform read (a round trip on the critical path of a latency-bound kernel).
 /// Every K is specialized (K = 4096 x 151936 on the H200: 1831-2080 GB/s specialized,
 /// 1604-1708 generic; commit `9ef35f5`).
-fn pipeline_key(gpu: &Gpu, spec: &DispatchSpec, max_rows: usize) -> PipelineKey {
+fn pipeline_key(gpu: &Gpu, graph: &Graph, spec: &DispatchSpec, max_rows: usize) -> PipelineKey {
     let mut key = PipelineKey::new(spec.kernel, spec.flags);
+    key.kv16 = binds_f16_cache(graph, spec);
     if gpu.shape_constants && spec.kernel.source().shape_constants {
         // The INT4 matvec's fields lead every such kernel's params (AttentionQkvParams adds the attention's).
         let p: FusedMatvecParams =
@@ -146,7 +148,7 @@ impl Plan {
                 return Err(PlanError::StepWriter(spec.kernel.source().entry));
             }
             gpu.check_workgroup_memory(spec.kernel)?;
-            let pipeline = gpu.pipeline(pipeline_key(gpu, &spec, opts.max_rows));
+            let pipeline = gpu.pipeline(pipeline_key(gpu, &graph, &spec, opts.max_rows));
             let layout = pipeline.get_bind_group_layout(0);
             let mut entries = vec![
                 wgpu::BindGroupEntry {
@@ -382,10 +384,7 @@ impl Plan {
     /// The buffer behind an activation or bound tensor (to read outputs).
     pub fn buffer(&self, t: TensorId) -> &wgpu::Buffer {
         match &self.graph.desc(t).storage {
-            Storage::Bound(d) => match d.as_ref() {
-                DeviceTensor::F32 { buf, .. } | DeviceTensor::U32 { buf, .. } => buf,
-                DeviceTensor::Int4 { q, .. } => q,
-            },
+            Storage::Bound(d) => d.buffer(),
             Storage::Activation { .. } => {
                 &self.pool[self.assignment.slot_of[t.0 as usize].expect("unwritten activation")]
             }
@@ -431,8 +430,7 @@ fn resolve<'a>(
         }
         (Storage::Bound(d), _) => Ok(match (d.as_ref(), b) {
             (DeviceTensor::Int4 { sm, .. }, Bind::Sm(_)) => sm,
-            (DeviceTensor::Int4 { q, .. }, _) => q,
-            (DeviceTensor::F32 { buf, .. } | DeviceTensor::U32 { buf, .. }, _) => buf,
+            (d, _) => d.buffer(),
         }),
     }
 }

@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::gpu::Gpu;
+use crate::gpu::{Gpu, KvDtype};
 use crate::graph::{DeviceTensor, Graph, TensorId};
 use crate::models::text_config::TextConfig;
 use crate::models::ModelError;
@@ -142,13 +142,20 @@ pub trait TextArch: Send + Sync {
     /// Bytes of weights one decode step reads.
     fn weight_bytes(&self) -> u64;
     /// The rope table and, per layer, `slots` regions of sequence state for `max_seq` tokens each (KV
-    /// caches [slots, kv_heads, max_seq, head_dim], recurrent state [slots, ..] of one sequence's), token
-    /// ids for `chunk` rows.
-    fn new_state(&self, gpu: &Gpu, chunk: usize, max_seq: usize, slots: usize) -> Result<GraphIo, ModelError>;
+    /// caches [slots, kv_heads, max_seq, head_dim] of `kv` values, recurrent state [slots, ..] of one
+    /// sequence's), token ids for `chunk` rows.
+    fn new_state(
+        &self,
+        gpu: &Gpu,
+        chunk: usize,
+        max_seq: usize,
+        slots: usize,
+        kv: KvDtype,
+    ) -> Result<GraphIo, ModelError>;
     fn build_graph(&self, io: &GraphIo, mode: Mode) -> Built;
     /// Allocates one sequence's state for `max_seq` tokens, prefill chunks of `chunk` tokens.
-    fn new_io(&self, gpu: &Gpu, chunk: usize, max_seq: usize) -> Result<GraphIo, ModelError> {
-        self.new_state(gpu, chunk, max_seq, 1)
+    fn new_io(&self, gpu: &Gpu, chunk: usize, max_seq: usize, kv: KvDtype) -> Result<GraphIo, ModelError> {
+        self.new_state(gpu, chunk, max_seq, 1, kv)
     }
     /// Whether `Mode::BatchedDecode` graphs exist for this family.
     fn supports_batched_decode(&self) -> bool {
@@ -156,8 +163,8 @@ pub trait TextArch: Send + Sync {
     }
     /// State for batched decode of `slots` sequences of up to `max_seq` tokens each, with token ids and
     /// (slot, pos) pairs for `slots` rows.
-    fn new_batched_io(&self, gpu: &Gpu, slots: usize, max_seq: usize) -> Result<GraphIo, ModelError> {
-        self.new_state(gpu, slots, max_seq, slots)?.with_rows(gpu, slots)
+    fn new_batched_io(&self, gpu: &Gpu, slots: usize, max_seq: usize, kv: KvDtype) -> Result<GraphIo, ModelError> {
+        self.new_state(gpu, slots, max_seq, slots, kv)?.with_rows(gpu, slots)
     }
 }
 

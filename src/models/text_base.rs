@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
-use crate::gpu::Gpu;
+use crate::gpu::{Gpu, KvDtype};
 use crate::graph::ir::{AttnShape, RopeAttrs};
 use crate::graph::upload::{matrix, vector};
 use crate::graph::{DeviceTensor, Graph, Op, Rows, TensorId};
@@ -89,12 +89,19 @@ pub fn read_config<R: serde::de::DeserializeOwned, C>(
 // ---- per-sequence state ----
 
 impl TextConfig {
-    /// Attention layer `i`'s KV caches: `slots` regions [kv_heads, max_seq, head_dim].
-    pub fn kv_state(&self, gpu: &Gpu, i: usize, slots: usize, max_seq: usize) -> Result<LayerState, ModelError> {
+    /// Attention layer `i`'s KV caches of `kv` values: `slots` regions [kv_heads, max_seq, head_dim].
+    pub fn kv_state(
+        &self,
+        gpu: &Gpu,
+        i: usize,
+        slots: usize,
+        max_seq: usize,
+        kv: KvDtype,
+    ) -> Result<LayerState, ModelError> {
         let kv_len = slots * self.kv_heads * max_seq * self.head_dim;
         Ok(LayerState::Attention {
-            k_cache: DeviceTensor::zeros(gpu, &format!("k_cache.{i}"), kv_len, self.head_dim)?,
-            v_cache: DeviceTensor::zeros(gpu, &format!("v_cache.{i}"), kv_len, self.head_dim)?,
+            k_cache: DeviceTensor::zeros_kv(gpu, &format!("k_cache.{i}"), kv_len, self.head_dim, kv)?,
+            v_cache: DeviceTensor::zeros_kv(gpu, &format!("v_cache.{i}"), kv_len, self.head_dim, kv)?,
         })
     }
 

@@ -28,7 +28,13 @@ pub fn load_text_model(
     prefill_chunk: usize,
     hub: &HubOptions,
 ) -> Result<TextModel, LoadError> {
-    let opts = LoadOptions { format: spec.weight_format(), max_context, prefill_chunk, ..Default::default() };
+    let opts = LoadOptions {
+        format: spec.weight_format(),
+        max_context,
+        prefill_chunk,
+        kv_dtype: spec.kv_dtype,
+        ..Default::default()
+    };
     let model = if is_gguf(&spec.source) {
         // A local .gguf file: weights, config and tokenizer all come from it.
         TextModel::load_gguf(exec, Path::new(&spec.source), opts)?

@@ -7,7 +7,7 @@ use std::path::Path;
 use super::config::{LayerKind, Lfm2Config};
 use super::graph::build_graph;
 use super::Lfm2Weights;
-use crate::gpu::Gpu;
+use crate::gpu::{Gpu, KvDtype};
 use crate::graph::DeviceTensor;
 use crate::models::decoder::{Built, GraphIo, LayerState, Mode, TextArch};
 use crate::models::rope::RopeScaling;
@@ -48,7 +48,14 @@ impl TextArch for Lfm2Arch {
         self.weights.bytes()
     }
 
-    fn new_state(&self, gpu: &Gpu, chunk: usize, max_seq: usize, slots: usize) -> Result<GraphIo, ModelError> {
+    fn new_state(
+        &self,
+        gpu: &Gpu,
+        chunk: usize,
+        max_seq: usize,
+        slots: usize,
+        kv: KvDtype,
+    ) -> Result<GraphIo, ModelError> {
         let c = &self.cfg;
         let mut io = GraphIo::base(gpu, chunk, max_seq)?;
         io.slots = slots;
@@ -57,7 +64,7 @@ impl TextArch for Lfm2Arch {
         }
         for (i, kind) in c.layer_kinds.iter().enumerate() {
             io.layers.push(match kind {
-                LayerKind::Attention => c.kv_state(gpu, i, slots, max_seq)?,
+                LayerKind::Attention => c.kv_state(gpu, i, slots, max_seq, kv)?,
                 LayerKind::Conv => LayerState::Recurrent(vec![DeviceTensor::zeros(
                     gpu,
                     &format!("conv_state.{i}"),

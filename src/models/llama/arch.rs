@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use super::{build_graph, LlamaConfig, LlamaWeights};
-use crate::gpu::Gpu;
+use crate::gpu::{Gpu, KvDtype};
 use crate::models::decoder::{Built, GraphIo, Mode, TextArch};
 use crate::models::llama::config::{RawConfig, ARCHITECTURES};
 use crate::models::text_base::config_error;
@@ -58,13 +58,20 @@ impl TextArch for LlamaArch {
         self.weights.bytes()
     }
 
-    fn new_state(&self, gpu: &Gpu, chunk: usize, max_seq: usize, slots: usize) -> Result<GraphIo, ModelError> {
+    fn new_state(
+        &self,
+        gpu: &Gpu,
+        chunk: usize,
+        max_seq: usize,
+        slots: usize,
+        kv: KvDtype,
+    ) -> Result<GraphIo, ModelError> {
         let c = &self.cfg;
         let mut io = GraphIo::base(gpu, chunk, max_seq)?;
         io.slots = slots;
         io.cos_sin = Some(c.rope_table(gpu, c.rotary_dim, &c.rope_scaling, max_seq)?);
         for i in 0..c.layers {
-            io.layers.push(c.kv_state(gpu, i, slots, max_seq)?);
+            io.layers.push(c.kv_state(gpu, i, slots, max_seq, kv)?);
         }
         Ok(io)
     }

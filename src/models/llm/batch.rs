@@ -74,6 +74,8 @@ pub struct BatchedDecoder {
     /// KV heads and head dim (the cache region of one slot is kv_heads * max_seq * head_dim floats).
     kv_heads: usize,
     head_dim: usize,
+    /// Bytes of one cached value (`LoadOptions::kv_dtype`).
+    kv_value_bytes: usize,
     /// Two readback buffers the decode steps' sampled tokens are copied into, alternately, in the
     /// step's own submission: a chained step can run before the previous step's tokens are read.
     token_staging: [wgpu::Buffer; 2],
@@ -93,10 +95,7 @@ pub struct BatchedDecoder {
 }
 
 fn buf(t: &DeviceTensor) -> &wgpu::Buffer {
-    match t {
-        DeviceTensor::F32 { buf, .. } | DeviceTensor::U32 { buf, .. } => buf,
-        DeviceTensor::Int4 { q, .. } => q,
-    }
+    t.buffer()
 }
 
 impl BatchedDecoder {
@@ -109,7 +108,7 @@ impl BatchedDecoder {
         let gpu = model.exec.gpu().clone();
         let max_seq = model.max_context();
         let slots = slots.clamp(1, crate::graph::dispatch::MAX_BATCH_ROWS);
-        let io = arch.new_batched_io(&gpu, slots, max_seq)?;
+        let io = arch.new_batched_io(&gpu, slots, max_seq, model.opts.kv_dtype)?;
         let mut built = arch.build_graph(&io, Mode::BatchedDecode);
         // The fused kernels take rows like the plain ones (ROWS per workgroup), so the same passes apply:
         // unfused, a SmolLM2 step was 394 dispatches.
@@ -130,8 +129,10 @@ impl BatchedDecoder {
             LayerState::Recurrent(_) => None,
         });
         let (kv_heads, head_dim) = match kv.map(|k| k.as_ref()) {
-            Some(DeviceTensor::F32 { len, cols, .. }) => (len / (slots * max_seq * cols), *cols),
-            Some(_) => unreachable!("KV caches are f32"),
+            Some(DeviceTensor::F32 { len, cols, .. } | DeviceTensor::F16 { len, cols, .. }) => {
+                (len / (slots * max_seq * cols), *cols)
+            }
+            Some(_) => unreachable!("KV caches are f32 or f16"),
             None => return Err(ModelError::Unsupported("batched decode without attention layers".into())),
         };
         let recurrent = io.recurrent_buffers().next().is_some();
@@ -164,6 +165,7 @@ impl BatchedDecoder {
             vocab,
             kv_heads,
             head_dim,
+            kv_value_bytes: model.opts.kv_dtype.bytes(),
             // A token per row; a single-sequence step's barrier failure word after its token.
             token_staging: [0, 1]
                 .map(|_| model.exec.gpu().readback_buffer("token readback", (slots.max(2) * 4) as u64)),

@@ -7,6 +7,7 @@ pub mod session;
 use std::path::{Path, PathBuf};
 
 use crate::executor::Executor;
+use crate::gpu::KvDtype;
 use crate::models::llama::gguf::GgufSource;
 use crate::models::llama::LlamaArch;
 use crate::models::{ModelError, TextArch};
@@ -27,6 +28,9 @@ pub struct LoadOptions {
     pub prefill_chunk: usize,
     /// Decode fusion passes (they apply to INT4 weights).
     pub fusion: FusionConfig,
+    /// The KV caches' values: f32 here (exact, what the tests compare with references), f16 where the
+    /// server and the CLI load models (their `kv_dtype`).
+    pub kv_dtype: KvDtype,
 }
 
 impl Default for LoadOptions {
@@ -36,6 +40,7 @@ impl Default for LoadOptions {
             max_context: 4096,
             prefill_chunk: 1024,
             fusion: FusionConfig::default(),
+            kv_dtype: KvDtype::F32,
         }
     }
 }

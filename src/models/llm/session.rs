@@ -76,10 +76,7 @@ struct Batch {
 }
 
 fn tensor_buf(t: &DeviceTensor) -> &wgpu::Buffer {
-    match t {
-        DeviceTensor::F32 { buf, .. } | DeviceTensor::U32 { buf, .. } => buf,
-        DeviceTensor::Int4 { q, .. } => q,
-    }
+    t.buffer()
 }
 
 /// The one-token decode plan, its logits and what the fusion passes did, and where it has grid
@@ -164,7 +161,7 @@ impl Session {
         let arch = &model.arch;
         let max_seq = model.max_context();
         let chunk = model.opts.prefill_chunk.min(max_seq).max(1);
-        let io = arch.new_io(gpu, chunk, max_seq)?;
+        let io = arch.new_io(gpu, chunk, max_seq, model.opts.kv_dtype)?;
         let pre = arch.build_graph(&io, Mode::Prefill { all_logits: opts.all_logits });
         let prefill_logits = pre.logits;
         let all_graph = (!opts.all_logits).then(|| {

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use super::{Qwen35Config, Qwen35Weights};
-use crate::gpu::Gpu;
+use crate::gpu::{Gpu, KvDtype};
 use crate::graph::DeviceTensor;
 use crate::models::decoder::{Built, GraphIo, LayerState, Mode, TextArch};
 use crate::models::qwen3_5::config::LayerKind;
@@ -50,14 +50,21 @@ impl TextArch for Qwen35Arch {
         self.weights.bytes()
     }
 
-    fn new_state(&self, gpu: &Gpu, chunk: usize, max_seq: usize, slots: usize) -> Result<GraphIo, ModelError> {
+    fn new_state(
+        &self,
+        gpu: &Gpu,
+        chunk: usize,
+        max_seq: usize,
+        slots: usize,
+        kv: KvDtype,
+    ) -> Result<GraphIo, ModelError> {
         let c = &self.cfg;
         let mut io = GraphIo::base(gpu, chunk, max_seq)?;
         io.slots = slots;
         io.cos_sin = Some(c.rope_table(gpu, c.rotary_dim, &RopeScaling::None, max_seq)?);
         for (i, kind) in c.layer_kinds.iter().enumerate() {
             io.layers.push(match kind {
-                LayerKind::Full => c.kv_state(gpu, i, slots, max_seq)?,
+                LayerKind::Full => c.kv_state(gpu, i, slots, max_seq, kv)?,
                 LayerKind::Linear => LayerState::Recurrent(vec![
                     DeviceTensor::zeros(
                         gpu,

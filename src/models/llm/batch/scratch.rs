@@ -12,7 +12,7 @@ impl BatchedDecoder {
             return;
         }
         let (hd, ms) = (self.head_dim as u64, self.io.max_seq as u64);
-        let row_bytes = hd * 4;
+        let row_bytes = hd * self.kv_value_bytes as u64;
         let slot_base = slot as u64 * self.kv_heads as u64 * ms * row_bytes;
         for (big, small) in self.io.layers.iter().zip(&self.scratch.io().layers) {
             let (
