@@ -271,7 +271,7 @@ pub struct ModelSpec {
     #[serde(default)]
     pub max_slots: Option<usize>,
     /// The KV caches' values: "f16" (default: half the memory of "f32", and half the bytes attention
-    /// reads) or "f32" (exact).
+    /// reads), "f32" (exact) or "fp8" (E4M3, a quarter of f32's memory).
     #[serde(default = "default_kv_dtype")]
     pub kv_dtype: KvDtype,
 }

@@ -236,7 +236,7 @@ fn batched_matches_single_kv(name: &str, format: WeightFormat, tol: f32, kv_dtyp
         }
     }
     eprintln!(
-        "{name} {format:?}: batched rows per step {rows_seen:?}, max |logit diff| / max |logit| vs single {worst:.2e}"
+        "{name} {format:?} KV {kv_dtype}: batched rows per step {rows_seen:?}, max |logit diff| / max |logit| vs single {worst:.2e}"
     );
     assert!(rows_seen.iter().any(|&n| n > 4), "the schedule decodes more rows than one row block at once");
     assert!(rows_seen.ends_with(&[1, 1]), "the schedule ends with one-row steps");
@@ -265,13 +265,15 @@ fn batched_decode_equals_single_sequences_recurrent_int4() {
     }
 }
 
-/// f16 KV caches (the serving default): a slot's rows move between the batched caches and the scratch
-/// session at 2 bytes a value, and both paths store and read the same halves (the recurrent families
-/// to the bit, as with f32 caches).
+/// Packed KV caches (f16, the serving default, and fp8): a slot's rows move between the batched caches and
+/// the scratch session at 2 or 1 bytes a value, and both paths store and read the same values (the
+/// recurrent families to the bit, as with f32 caches).
 #[test]
-fn batched_decode_equals_single_sequences_f16_kv() {
-    for (name, tol) in [("llama", 1e-4), ("lfm2", 0.0), ("qwen3_5", 0.0)] {
-        batched_matches_single_kv(name, WeightFormat::Int4 { group: 32 }, tol, KvDtype::F16);
+fn batched_decode_equals_single_sequences_packed_kv() {
+    for kv in [KvDtype::F16, KvDtype::Fp8] {
+        for (name, tol) in [("llama", 1e-4), ("lfm2", 0.0), ("qwen3_5", 0.0)] {
+            batched_matches_single_kv(name, WeightFormat::Int4 { group: 32 }, tol, kv);
+        }
     }
 }
 

@@ -2,11 +2,11 @@
 //! structs match the Rust layouts in `gpu::params` field by field.
 
 use gerbil::gpu::kernels::{
-    uses_erf, Preludes, ERF, GROUP_SUM_SHARED, GROUP_SUM_SUBGROUP, INT4_WORD, KV_F16, KV_F32, WG_REDUCE_SHARED,
+    uses_erf, Preludes, ERF, GROUP_SUM_SHARED, GROUP_SUM_SUBGROUP, INT4_WORD, KV_F16, KV_F32, KV_FP8, WG_REDUCE_SHARED,
     WG_REDUCE_SUBGROUP,
 };
 use gerbil::gpu::params::Step;
-use gerbil::gpu::KernelId;
+use gerbil::gpu::{KernelId, KvDtype};
 
 /// Every distinct prelude set a kernel can be compiled with: workgroup-memory reductions, and
 /// 32-wide subgroups with either probed subgroupAdd order; split records through a `@coherent`
@@ -54,8 +54,8 @@ fn every_shader_file_validates() {
             // each prelude set (every_kernel_is_registered_with_matching_uniforms checks each entry point).
             if let Some(k) = KernelId::ALL.iter().find(|k| k.source().file == name) {
                 for r in PRELUDES {
-                    for kv16 in [false, true] {
-                        module(&k.source().wgsl(r, kv16), &path.display().to_string());
+                    for kv in [KvDtype::F32, KvDtype::F16, KvDtype::Fp8] {
+                        module(&k.source().wgsl(r, kv), &path.display().to_string());
                     }
                 }
             } else if uses_erf(&src) {
@@ -67,7 +67,9 @@ fn every_shader_file_validates() {
         }
     }
     assert!(n >= 10, "found only {n} shaders");
-    for prelude in [GROUP_SUM_SHARED, GROUP_SUM_SUBGROUP, WG_REDUCE_SHARED, WG_REDUCE_SUBGROUP, ERF, KV_F32, KV_F16] {
+    for prelude in
+        [GROUP_SUM_SHARED, GROUP_SUM_SUBGROUP, WG_REDUCE_SHARED, WG_REDUCE_SUBGROUP, ERF, KV_F32, KV_F16, KV_FP8]
+    {
         module(prelude, "shaders/lib");
     }
     // The INT4 word library with the two hooks its includer defines.
@@ -81,12 +83,13 @@ fn every_kernel_is_registered_with_matching_uniforms() {
     let rust_step: Vec<(String, usize)> = Step::FIELDS.iter().map(|(n, o)| (n.to_string(), *o)).collect();
     for k in KernelId::ALL {
         let src = k.source();
-        let (m, _) = module(&src.wgsl(PRELUDES[0], false), src.file);
+        let (m, _) = module(&src.wgsl(PRELUDES[0], KvDtype::F32), src.file);
         for r in &PRELUDES[1..] {
-            module(&src.wgsl(*r, false), src.file);
+            module(&src.wgsl(*r, KvDtype::F32), src.file);
         }
         if src.kv_cache {
-            module(&src.wgsl(PRELUDES[0], true), src.file);
+            module(&src.wgsl(PRELUDES[0], KvDtype::F16), src.file);
+            module(&src.wgsl(PRELUDES[0], KvDtype::Fp8), src.file);
         }
         assert!(
             m.entry_points.iter().any(|e| e.name == src.entry && e.stage == naga::ShaderStage::Compute),

@@ -40,7 +40,7 @@ pub struct CompleteArgs {
     /// Disable the decode fusion passes (debugging).
     #[arg(long)]
     pub no_fusion: bool,
-    /// The KV caches' values: f16 (as the server) or f32 (exact).
+    /// The KV caches' values: f16 (as the server), f32 (exact) or fp8.
     #[arg(long, default_value = "f16")]
     pub kv_dtype: KvDtype,
 }

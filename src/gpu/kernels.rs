@@ -2,6 +2,7 @@
 //! included here and nowhere else.
 
 use super::params;
+use super::KvDtype;
 
 /// Every compute kernel the engine can dispatch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, serde::Serialize)]
@@ -111,7 +112,7 @@ pub struct KernelSource {
     pub grid_sync: bool,
     /// Takes its Params (`FusedMatvecParams`), x, `MAX_K4` and the PARTIALS_IN hooks from `MATVEC_INT4_BINDINGS`.
     pub matvec_bindings: bool,
-    /// Reads or writes a KV cache through `KvWord` (`KV_F32` or `KV_F16`, per pipeline: `PipelineKey::kv16`).
+    /// Reads or writes a KV cache through `KvWord` (`KV_F32`, `KV_F16` or `KV_FP8`, per pipeline: `PipelineKey::kv`).
     pub kv_cache: bool,
 }
 
@@ -156,9 +157,19 @@ pub const GATED_DELTA_CORE: &str = include_str!("../../shaders/lib/gated_delta_c
 /// `erf_as`, for the kernels with an exact GELU.
 pub const ERF: &str = include_str!("../../shaders/lib/erf.wgsl");
 
-/// The KV cache's word type and its conversions: f32 as it is, or f16 packed in u32 pairs.
+/// The KV cache's word type and its conversions: f32 as it is, f16 packed in u32 pairs, or E4M3 bytes.
 pub const KV_F32: &str = include_str!("../../shaders/lib/kv_f32.wgsl");
 pub const KV_F16: &str = include_str!("../../shaders/lib/kv_f16.wgsl");
+pub const KV_FP8: &str = include_str!("../../shaders/lib/kv_fp8.wgsl");
+
+/// The prelude defining `KvWord`, `kv_get`, `kv_put` and `kv_round` for caches of `kv`.
+pub fn kv_prelude(kv: KvDtype) -> &'static str {
+    match kv {
+        KvDtype::F32 => KV_F32,
+        KvDtype::F16 => KV_F16,
+        KvDtype::Fp8 => KV_FP8,
+    }
+}
 
 /// Whether a kernel calls `erf_as` without defining it (it then gets `ERF` prepended).
 pub fn uses_erf(source: &str) -> bool {
@@ -224,9 +235,9 @@ pub fn group_sum_prelude(r: Preludes) -> String {
 
 impl KernelSource {
     /// The WGSL module to compile: the kernel's file behind the library code it uses
-    /// (the uniforms, `group_sum` for this adapter, the shared INT4 matvec body), with f16 KV cache
-    /// words where `kv16` (kernels without a cache ignore it).
-    pub fn wgsl(&self, r: Preludes, kv16: bool) -> String {
+    /// (the uniforms, `group_sum` for this adapter, the shared INT4 matvec body), with KV cache words
+    /// of `kv` (kernels without a cache ignore it).
+    pub fn wgsl(&self, r: Preludes, kv: KvDtype) -> String {
         let subgroups32 = r.subgroups32;
         if uses_erf(self.source) {
             return format!("{UNIFORMS}\n{ERF}\n{}", self.source);
@@ -236,7 +247,7 @@ impl KernelSource {
         }
         let mut libs = vec![UNIFORMS.to_string()];
         if self.kv_cache {
-            libs.push((if kv16 { KV_F16 } else { KV_F32 }).to_string());
+            libs.push(kv_prelude(kv).to_string());
         }
         if self.matvec_bindings {
             libs.push(MATVEC_INT4_BINDINGS.to_string());

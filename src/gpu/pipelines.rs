@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use super::kernels::Preludes;
-use super::KernelId;
+use super::{KernelId, KvDtype};
 
 /// What makes two pipelines different: the kernel, and for kernels that
 /// declare `override FLAGS: u32`, the flag bits compiled into it (so fused
@@ -20,20 +20,20 @@ pub struct PipelineKey {
     /// INT4 matvec kernels: the shape (k, n0, n1, n2, n3, group) compiled in as
     /// pipeline constants (`GpuOptions::dynamic_shapes` leaves it zero: read from the uniform).
     pub dims: [u32; 6],
-    /// Kernels with a KV cache (`KernelSource::kv_cache`): its words are f16 (else f32).
-    pub kv16: bool,
+    /// Kernels with a KV cache (`KernelSource::kv_cache`): its value type.
+    pub kv: KvDtype,
 }
 
 impl PipelineKey {
     pub fn new(kernel: KernelId, flags: u32) -> PipelineKey {
-        PipelineKey { kernel, flags, dims: [0; 6], kv16: false }
+        PipelineKey { kernel, flags, dims: [0; 6], kv: KvDtype::F32 }
     }
 }
 
 #[derive(Default)]
 pub(crate) struct PipelineCache {
-    /// By file and KV word type.
-    modules: Mutex<HashMap<(&'static str, bool), wgpu::ShaderModule>>,
+    /// By file and KV value type.
+    modules: Mutex<HashMap<(&'static str, KvDtype), wgpu::ShaderModule>>,
     pipelines: Mutex<HashMap<PipelineKey, Arc<wgpu::ComputePipeline>>>,
 }
 
@@ -54,11 +54,11 @@ impl PipelineCache {
         let module = {
             let mut modules = self.modules.lock().unwrap();
             modules
-                .entry((src.file, key.kv16 && src.kv_cache))
+                .entry((src.file, if src.kv_cache { key.kv } else { KvDtype::F32 }))
                 .or_insert_with(|| {
                     let desc = wgpu::ShaderModuleDescriptor {
                         label: Some(src.file),
-                        source: wgpu::ShaderSource::Wgsl(src.wgsl(preludes, key.kv16).into()),
+                        source: wgpu::ShaderSource::Wgsl(src.wgsl(preludes, key.kv).into()),
                     };
                     // SAFETY: see shader_checks: only loop bounding is dropped, and every loop of
                     // these kernels runs to a bound the plan computes.

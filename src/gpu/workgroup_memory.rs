@@ -13,7 +13,7 @@ use super::{GpuError, KernelId};
 /// cache's word type changes no workgroup variable.
 pub fn workgroup_bytes(kernel: KernelId, r: Preludes) -> Result<u32, String> {
     let src = kernel.source();
-    let wgsl = src.wgsl(r, false);
+    let wgsl = src.wgsl(r, super::KvDtype::F32);
     let module = naga::front::wgsl::parse_str(&wgsl).map_err(|e| e.emit_to_string(&wgsl))?;
     let flags = naga::valid::ValidationFlags::all();
     let info = naga::valid::Validator::new(flags, naga::valid::Capabilities::all())

@@ -3,7 +3,7 @@
 //! dispatch_*.rs / hybrid.rs parts) build on this file; it names none of them.
 
 use super::ir::{DeviceTensor, Graph, Rows, Storage, TensorId};
-use crate::gpu::KernelId;
+use crate::gpu::{KernelId, KvDtype};
 
 /// One grid dimension: fixed, or derived from the step's token count M as ceil(M * mul / div).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -142,14 +142,22 @@ pub struct DispatchSpec {
     pub flags: u32,
 }
 
-/// Whether a dispatch of a KV cache kernel binds an f16 cache (every cache a dispatch binds has
-/// one type: a model's caches are allocated together).
-pub fn binds_f16_cache(graph: &Graph, spec: &DispatchSpec) -> bool {
-    spec.kernel.source().kv_cache
-        && spec
-            .bindings
-            .iter()
-            .any(|b| matches!(b, Bind::Tensor(t) if matches!(bound(graph, *t), Some(DeviceTensor::F16 { .. }))))
+/// The value type of the KV cache a dispatch binds (every cache a dispatch binds has one type: a
+/// model's caches are allocated together); f32 for kernels without one.
+pub fn cache_dtype(graph: &Graph, spec: &DispatchSpec) -> KvDtype {
+    if !spec.kernel.source().kv_cache {
+        return KvDtype::F32;
+    }
+    spec.bindings
+        .iter()
+        .find_map(|b| match b {
+            Bind::Tensor(t) => match bound(graph, *t) {
+                Some(DeviceTensor::Kv { dtype, .. }) => Some(*dtype),
+                _ => None,
+            },
+            _ => None,
+        })
+        .unwrap_or(KvDtype::F32)
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -40,11 +40,13 @@ pub enum DeviceTensor {
         buf: wgpu::Buffer,
         len: usize,
     },
-    /// `len` f16 values packed two to a u32, in rows of `cols` (KV caches: `KvDtype::F16`).
-    F16 {
+    /// A KV cache of `len` values of a packed type (`KvDtype::F16` or `Fp8`, little-endian), in rows
+    /// of `cols` (f32 caches are `F32`).
+    Kv {
         buf: wgpu::Buffer,
         len: usize,
         cols: usize,
+        dtype: KvDtype,
     },
     /// INT4 groups (see `weights::int4`): q words and (scale, offset) pairs.
     Int4 {
@@ -66,22 +68,24 @@ impl DeviceTensor {
         Ok(Arc::new(DeviceTensor::U32 { buf: gpu.storage_from(label, data), len: data.len() }))
     }
 
-    /// `data` as an f16 KV cache, each value rounded to the nearest f16 (an even count), in rows of `cols`.
-    pub fn f16(gpu: &Gpu, label: &str, data: &[f32], cols: usize) -> Result<Arc<Self>, GpuError> {
-        let halves: Vec<half::f16> = data.iter().map(|&x| half::f16::from_f32(x)).collect();
-        gpu.check_binding(label, data.len() as u64 * 2)?;
-        Ok(Arc::new(DeviceTensor::F16 { buf: gpu.storage_from(label, &halves), len: data.len(), cols }))
+    /// `data` as a KV cache of `dtype` values (`KvDtype::encode`; a multiple of 4 values), in rows of `cols`.
+    pub fn kv(gpu: &Gpu, label: &str, data: &[f32], cols: usize, dtype: KvDtype) -> Result<Arc<Self>, GpuError> {
+        if dtype == KvDtype::F32 {
+            return Self::f32(gpu, label, data, cols);
+        }
+        let bytes = dtype.encode(data);
+        gpu.check_binding(label, bytes.len() as u64)?;
+        Ok(Arc::new(DeviceTensor::Kv { buf: gpu.storage_from(label, &bytes), len: data.len(), cols, dtype }))
     }
 
-    /// An f32 or f16 tensor's values, read back (f16 widened exactly).
+    /// An f32 tensor's or a KV cache's values, read back (packed types widened exactly).
     pub fn read_values(&self, gpu: &Gpu) -> Result<Vec<f32>, GpuError> {
         match self {
             DeviceTensor::F32 { buf, len, .. } => gpu.read_f32(buf, *len),
-            DeviceTensor::F16 { buf, len, .. } => {
-                let bytes = gpu.read_bytes(buf, *len as u64 * 2)?;
-                Ok(bytes.chunks_exact(2).map(|b| half::f16::from_le_bytes([b[0], b[1]]).to_f32()).collect())
+            DeviceTensor::Kv { buf, len, dtype, .. } => {
+                Ok(dtype.decode(&gpu.read_bytes(buf, (*len * dtype.bytes()) as u64)?))
             }
-            _ => panic!("read_values of a tensor that holds no f32 or f16 values"),
+            _ => panic!("read_values of a tensor that holds no f32 values or KV cache"),
         }
     }
 
@@ -98,7 +102,7 @@ impl DeviceTensor {
         gpu.queue.write_buffer(&buf, 0, &vec![0u8; bytes as usize]);
         Ok(Arc::new(match dtype {
             KvDtype::F32 => DeviceTensor::F32 { buf, len, cols },
-            KvDtype::F16 => DeviceTensor::F16 { buf, len, cols },
+            KvDtype::F16 | KvDtype::Fp8 => DeviceTensor::Kv { buf, len, cols, dtype },
         }))
     }
 
@@ -117,7 +121,7 @@ impl DeviceTensor {
     /// The buffer holding the values (an INT4 tensor's packed nibbles).
     pub fn buffer(&self) -> &wgpu::Buffer {
         match self {
-            DeviceTensor::F32 { buf, .. } | DeviceTensor::U32 { buf, .. } | DeviceTensor::F16 { buf, .. } => buf,
+            DeviceTensor::F32 { buf, .. } | DeviceTensor::U32 { buf, .. } | DeviceTensor::Kv { buf, .. } => buf,
             DeviceTensor::Int4 { q, .. } => q,
         }
     }
@@ -125,7 +129,7 @@ impl DeviceTensor {
     pub fn bytes(&self) -> u64 {
         match self {
             DeviceTensor::F32 { len, .. } | DeviceTensor::U32 { len, .. } => *len as u64 * 4,
-            DeviceTensor::F16 { len, .. } => *len as u64 * 2,
+            DeviceTensor::Kv { len, dtype, .. } => (*len * dtype.bytes()) as u64,
             DeviceTensor::Int4 { rows, cols, group, .. } => (rows * cols / 2 + rows * cols / group * 8) as u64,
         }
     }
@@ -742,7 +746,7 @@ impl Graph {
         match &self.desc(t).storage {
             Storage::Activation { width, .. } => *width,
             Storage::Bound(d) => match d.as_ref() {
-                DeviceTensor::F32 { cols, .. } | DeviceTensor::F16 { cols, .. } => *cols,
+                DeviceTensor::F32 { cols, .. } | DeviceTensor::Kv { cols, .. } => *cols,
                 _ => panic!("tensor {} has no row width", self.desc(t).label),
             },
         }

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use super::alloc::{self, Assignment};
 use super::dispatch::{self, Bind, Dim, DispatchSpec, SelectError};
-use super::dispatch_spec::binds_f16_cache;
+use super::dispatch_spec::cache_dtype;
 use super::ir::{DeviceTensor, Graph, Storage, TensorId, OUTPUT_ROWS};
 use crate::gpu::params::{fused, FusedMatvecParams, Step};
 use crate::gpu::{Gpu, GpuError, PipelineKey};
@@ -83,7 +83,7 @@ pub struct Plan {
 /// 1604-1708 generic; commit `9ef35f5`).
 fn pipeline_key(gpu: &Gpu, graph: &Graph, spec: &DispatchSpec, max_rows: usize) -> PipelineKey {
     let mut key = PipelineKey::new(spec.kernel, spec.flags);
-    key.kv16 = binds_f16_cache(graph, spec);
+    key.kv = cache_dtype(graph, spec);
     if gpu.shape_constants && spec.kernel.source().shape_constants {
         // The INT4 matvec's fields lead every such kernel's params (AttentionQkvParams adds the attention's).
         let p: FusedMatvecParams =

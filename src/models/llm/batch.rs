@@ -129,10 +129,10 @@ impl BatchedDecoder {
             LayerState::Recurrent(_) => None,
         });
         let (kv_heads, head_dim) = match kv.map(|k| k.as_ref()) {
-            Some(DeviceTensor::F32 { len, cols, .. } | DeviceTensor::F16 { len, cols, .. }) => {
+            Some(DeviceTensor::F32 { len, cols, .. } | DeviceTensor::Kv { len, cols, .. }) => {
                 (len / (slots * max_seq * cols), *cols)
             }
-            Some(_) => unreachable!("KV caches are f32 or f16"),
+            Some(_) => unreachable!("KV caches are f32 or packed"),
             None => return Err(ModelError::Unsupported("batched decode without attention layers".into())),
         };
         let recurrent = io.recurrent_buffers().next().is_some();

@@ -1,16 +1,18 @@
-//! f16 KV caches (`KvDtype::F16`, the serving default): every kernel that writes a cache stores each
-//! value as one of the two f16 values nearest it (WGSL leaves the choice to the adapter), leaves every
-//! other value alone, and every kernel that reads a cache attends over exactly the values stored: the
-//! plain-Rust reference attends over the cache read back, at the tolerances of the f32 cache tests.
-//! The decode kernels also use the new token's k and v as stored, not as computed, so a position
-//! attends alike whether its row came from this step or from the cache.
+//! Packed KV caches, f16 (`KvDtype::F16`, the serving default) and fp8 (E4M3): every kernel that
+//! writes a cache stores each value as its type holds it (f16: one of the two nearest halves, WGSL
+//! leaving the choice to the adapter; fp8: exactly `KvDtype::encode`'s code, the kernels' own integer
+//! steps), leaves every other value alone, and every kernel that reads a cache attends over exactly
+//! the values stored: the plain-Rust reference attends over the cache read back, at the tolerances of
+//! the f32 cache tests. The decode kernels also use the new token's k and v as stored, not as
+//! computed, so a position attends alike whether its row came from this step or from the cache.
 
 mod common;
 
 use std::sync::Arc;
 
 use common::{assert_close, gpu, randn, rng, rope_table};
-use gerbil::gpu::KernelId;
+use gerbil::gpu::kv_dtype::{fp8_decode, fp8_encode};
+use gerbil::gpu::{KernelId, KvDtype};
 use gerbil::graph::ir::{AttentionDecode, AttnShape, RopeAttrs};
 use gerbil::graph::{DeviceTensor, Graph, Op, Plan, PlanOptions, Rows, TensorId};
 use gerbil::reference::{self, KvCache};
@@ -19,20 +21,36 @@ fn f32t(g: &mut Graph, label: &str, data: &[f32], cols: usize) -> TensorId {
     g.bound(label, DeviceTensor::f32(&gpu(), label, data, cols).unwrap())
 }
 
-/// The spacing of f16 values around `x` (normal numbers; the subnormal spacing below 2^-14).
-fn f16_spacing(x: f32) -> f32 {
-    let e = x.abs().max(f32::MIN_POSITIVE).log2().floor().max(-14.0);
-    (e - 10.0).exp2()
+const PACKED: [KvDtype; 2] = [KvDtype::F16, KvDtype::Fp8];
+
+/// The spacing of `dtype`'s values around `x` (normal numbers; the subnormal spacing below them).
+fn spacing(dtype: KvDtype, x: f32) -> f32 {
+    let (mantissa_bits, min_exp) = match dtype {
+        KvDtype::F16 => (10.0, -14.0),
+        KvDtype::Fp8 => (3.0, -6.0),
+        KvDtype::F32 => (23.0, -126.0),
+    };
+    let e = x.abs().max(f32::MIN_POSITIVE).log2().floor().max(min_exp);
+    (e - mantissa_bits).exp2()
 }
 
-/// Each stored value is an f16 within one spacing of the exact one (either neighbour), and equal
-/// to it where it is an f16 itself.
-fn assert_stored_as_f16(what: &str, stored: &[f32], exact: &[f32]) {
+/// Each stored value is what the type holds for the exact one: fp8 exactly the encoder's code; f16
+/// either neighbour (within one spacing, and equal where the value is an f16 itself).
+fn assert_stored(what: &str, dtype: KvDtype, stored: &[f32], exact: &[f32]) {
     assert_eq!(stored.len(), exact.len(), "{what}: lengths");
     for (i, (&s, &x)) in stored.iter().zip(exact).enumerate() {
-        let h = half::f16::from_f32(x).to_f32();
-        let ok = if h == x { s == x } else { (s - x).abs() < f16_spacing(x) && half::f16::from_f32(s).to_f32() == s };
-        assert!(ok, "{what}: value {i} stored as {s} for {x} (nearest f16 {h})");
+        let ok = match dtype {
+            KvDtype::Fp8 => s.to_bits() == fp8_decode(fp8_encode(x)).to_bits(),
+            _ => {
+                let h = half::f16::from_f32(x).to_f32();
+                if h == x {
+                    s == x
+                } else {
+                    (s - x).abs() < spacing(dtype, x) && half::f16::from_f32(s).to_f32() == s
+                }
+            }
+        };
+        assert!(ok, "{what}: value {i} stored as {s} for {x}");
     }
 }
 
@@ -46,6 +64,7 @@ fn row_range(slot: usize, kvh: usize, pos: usize, nkv: usize, max_seq: usize, hd
 /// the GPU stored, after checking those against the exact values; every other value must be unchanged.
 fn check_writes(
     what: &str,
+    dtype: KvDtype,
     before: &[f32],
     after: &[f32],
     writes: &[(usize, usize, Vec<f32>)],
@@ -57,7 +76,8 @@ fn check_writes(
         for kvh in 0..nkv {
             let r = row_range(*slot, kvh, *pos, nkv, max_seq, hd);
             let exact = &row[kvh * hd..(kvh + 1) * hd];
-            assert_stored_as_f16(&format!("{what}: slot {slot} position {pos} head {kvh}"), &after[r.clone()], exact);
+            let at = format!("{what}: slot {slot} position {pos} head {kvh}");
+            assert_stored(&at, dtype, &after[r.clone()], exact);
             want[r.clone()].copy_from_slice(&after[r]);
         }
     }
@@ -77,17 +97,26 @@ fn slot_cache(k: &[f32], v: &[f32], slot: usize, nkv: usize, max_seq: usize, hd:
 /// second step attends over halves the first stored: attention.wgsl (head_dim 16), the tiled kernel
 /// (head_dim % 32 == 0) and, for a one-row step, the decode kernel in its PREPARED mode.
 #[test]
-fn append_and_prefill_attention_over_f16_caches() {
-    let mut r = rng("kv f16 prefill");
-    for (nh, nkv, hd, m1, m2, max_seq) in [(4, 2, 16, 5, 1, 32), (6, 3, 64, 70, 2, 100), (3, 1, 96, 37, 1, 50)] {
+fn append_and_prefill_attention_over_packed_caches() {
+    let mut r = rng("kv packed prefill");
+    let cases = [(4, 2, 16, 5, 1, 32), (6, 3, 64, 70, 2, 100), (3, 1, 96, 37, 1, 50)];
+    for (dtype, (nh, nkv, hd, m1, m2, max_seq)) in PACKED.into_iter().flat_map(|d| cases.map(|c| (d, c))) {
         let scale = 1.0 / (hd as f32).sqrt();
         let len = nkv * max_seq * hd;
         // Stale values everywhere (a reused region): a row must see only positions up to its own.
-        let kc = DeviceTensor::f16(&gpu(), "k_cache", &randn(&mut r, len), hd).unwrap();
-        let vc = DeviceTensor::f16(&gpu(), "v_cache", &randn(&mut r, len), hd).unwrap();
+        let kc = DeviceTensor::kv(&gpu(), "k_cache", &randn(&mut r, len), hd, dtype).unwrap();
+        let vc = DeviceTensor::kv(&gpu(), "v_cache", &randn(&mut r, len), hd, dtype).unwrap();
         let mut pos0 = 0;
         for m in [m1, m2] {
-            let (q, k, v) = (randn(&mut r, m * nh * hd), randn(&mut r, m * nkv * hd), randn(&mut r, m * nkv * hd));
+            let (q, mut k, mut v) =
+                (randn(&mut r, m * nh * hd), randn(&mut r, m * nkv * hd), randn(&mut r, m * nkv * hd));
+            // Values where an encoding goes wrong first: past the largest fp8 (saturating), halfway between
+            // two codes (to the even one; a mantissa carry into the exponent), subnormal halfway cases, the
+            // top of the subnormals, a negative zero.
+            let edges =
+                [1000.0, -600.0, 1.0625, 1.1875, -1.9375, 1.5 / 512.0, 2.5 / 512.0, 1.0 / 64.0 - 1.0 / 4096.0, -0.0];
+            k[..edges.len()].copy_from_slice(&edges);
+            v[m * nkv * hd - edges.len()..].copy_from_slice(&edges);
             let (k_before, v_before) = (kc.read_values(&gpu()).unwrap(), vc.read_values(&gpu()).unwrap());
             let mut g = Graph::default();
             let (qt, kt, vt) =
@@ -104,12 +133,12 @@ fn append_and_prefill_attention_over_f16_caches() {
             plan.run(m, pos0);
             let (k_after, v_after) = (kc.read_values(&gpu()).unwrap(), vc.read_values(&gpu()).unwrap());
             let w = nkv * hd;
-            let what = format!("hd={hd} m={m} pos0={pos0} ({attention_kernel:?})");
+            let what = format!("{dtype} hd={hd} m={m} pos0={pos0} ({attention_kernel:?})");
             let rows = |x: &[f32]| -> Vec<(usize, usize, Vec<f32>)> {
                 (0..m).map(|i| (0, pos0 + i, x[i * w..(i + 1) * w].to_vec())).collect()
             };
-            check_writes(&format!("k cache, {what}"), &k_before, &k_after, &rows(&k), (nkv, max_seq, hd));
-            check_writes(&format!("v cache, {what}"), &v_before, &v_after, &rows(&v), (nkv, max_seq, hd));
+            check_writes(&format!("k cache, {what}"), dtype, &k_before, &k_after, &rows(&k), (nkv, max_seq, hd));
+            check_writes(&format!("v cache, {what}"), dtype, &v_before, &v_after, &rows(&v), (nkv, max_seq, hd));
             let cache = slot_cache(&k_after, &v_after, 0, nkv, max_seq, hd);
             let want = reference::attention(&q, &cache, nh, pos0, scale);
             assert_close(&format!("attention, {what}"), &plan.read_f32(out, q.len()).unwrap(), &want, 2e-5, 1e-4);
@@ -121,17 +150,18 @@ fn append_and_prefill_attention_over_f16_caches() {
 /// A packed prefill's row kernels (rope, KV append and attention at each row's own slot and position)
 /// over f16 caches: rows of one slot out of order and interleaved with another's, a slot left alone.
 #[test]
-fn row_kernels_over_f16_caches() {
-    let mut r = rng("kv f16 rows");
-    for (nh, nkv, hd, max_seq) in [(4, 2, 16, 40), (4, 1, 32, 1100)] {
+fn row_kernels_over_packed_caches() {
+    let mut r = rng("kv packed rows");
+    let cases = [(4, 2, 16, 40), (4, 1, 32, 1100)];
+    for (dtype, (nh, nkv, hd, max_seq)) in PACKED.into_iter().flat_map(|d| cases.map(|c| (d, c))) {
         let slots = 3;
         let (qw, kvw) = (nh * hd, nkv * hd);
         let table = rope_table(max_seq, hd);
         let rows: Vec<(usize, usize)> = vec![(1, 7), (2, 3), (1, 5), (2, max_seq - 1), (1, 6), (2, 0)];
         let m = rows.len();
         let len = slots * nkv * max_seq * hd;
-        let kc = DeviceTensor::f16(&gpu(), "kc", &randn(&mut r, len), hd).unwrap();
-        let vc = DeviceTensor::f16(&gpu(), "vc", &randn(&mut r, len), hd).unwrap();
+        let kc = DeviceTensor::kv(&gpu(), "kc", &randn(&mut r, len), hd, dtype).unwrap();
+        let vc = DeviceTensor::kv(&gpu(), "vc", &randn(&mut r, len), hd, dtype).unwrap();
         let (k_before, v_before) = (kc.read_values(&gpu()).unwrap(), vc.read_values(&gpu()).unwrap());
         let (q, k, v) = (randn(&mut r, m * qw), randn(&mut r, m * kvw), randn(&mut r, m * kvw));
         let mut g = Graph::default();
@@ -172,21 +202,22 @@ fn row_kernels_over_f16_caches() {
             k_writes.push((slot, p, k_rope));
             v_writes.push((slot, p, v[i * kvw..(i + 1) * kvw].to_vec()));
         }
-        let what = format!("rows, hd={hd} max_seq={max_seq}");
-        // Rope's own rounding is checked in tests/packed_prefill.rs; here within it plus the half's.
+        let what = format!("rows, {dtype} hd={hd} max_seq={max_seq}");
+        // Rope's own rounding is checked in tests/packed_prefill.rs; it may move a value across a
+        // midpoint of the type, so the stored value is within one spacing, then taken as the exact one.
         let (nkv_, ms) = (nkv, max_seq);
         let mut k_rounded = k_writes.clone();
         for (slot, p, row) in &mut k_rounded {
             for kvh in 0..nkv_ {
                 let got = &k_after[row_range(*slot, kvh, *p, nkv_, ms, hd)];
                 for (x, &s) in row[kvh * hd..(kvh + 1) * hd].iter_mut().zip(got) {
-                    assert!((s - *x).abs() <= f16_spacing(*x) + 1e-6, "k row, {what}: {s} for {x}");
+                    assert!((s - *x).abs() <= spacing(dtype, *x) + 1e-6, "k row, {what}: {s} for {x}");
                     *x = s;
                 }
             }
         }
-        check_writes(&format!("k cache, {what}"), &k_before, &k_after, &k_rounded, (nkv, max_seq, hd));
-        check_writes(&format!("v cache, {what}"), &v_before, &v_after, &v_writes, (nkv, max_seq, hd));
+        check_writes(&format!("k cache, {what}"), dtype, &k_before, &k_after, &k_rounded, (nkv, max_seq, hd));
+        check_writes(&format!("v cache, {what}"), dtype, &v_before, &v_after, &v_writes, (nkv, max_seq, hd));
         let want: Vec<f32> = rows
             .iter()
             .enumerate()
@@ -201,18 +232,19 @@ fn row_kernels_over_f16_caches() {
 
 /// The fused decode attention (q / k norms, rope, the append and the attention in one kernel), for one
 /// sequence and for a batched step's rows (each at its own slot and position): the new position's row
-/// is stored as f16, and the new token attends to its own k and v as stored. At position 0 the output
-/// is the new token's value itself, so using it unrounded (up to 2^-12 relative off) fails the 1e-4
-/// check; at 700 the context splits over several workgroups.
+/// is stored packed, and the new token attends to its own k and v as stored. At position 0 the output
+/// is the new token's value itself, so using it unrounded (f16: up to 2^-12 relative off) fails the
+/// 1e-4 check; at 700 the context splits over several workgroups.
 #[test]
-fn fused_decode_attention_over_f16_caches() {
-    let mut r = rng("kv f16 decode");
-    for (nh, nkv, hd, rows) in [
+fn fused_decode_attention_over_packed_caches() {
+    let mut r = rng("kv packed decode");
+    let cases = [
         (4, 2, 64, vec![(0usize, 0usize)]),
         (4, 2, 64, vec![(0, 2)]),
         (6, 2, 32, vec![(0, 700)]),
         (4, 1, 64, vec![(2, 3), (0, 130), (1, 0)]),
-    ] {
+    ];
+    for (dtype, (nh, nkv, hd, rows)) in PACKED.into_iter().flat_map(|d| cases.clone().map(|c| (d, c))) {
         let slots = 3;
         let max_seq = 720;
         let batched = rows.len() > 1;
@@ -220,8 +252,8 @@ fn fused_decode_attention_over_f16_caches() {
         let (qw, kvw) = (nh * hd, nkv * hd);
         let table = rope_table(max_seq, hd);
         let len = slots * nkv * max_seq * hd;
-        let kc = DeviceTensor::f16(&gpu(), "kc", &randn(&mut r, len), hd).unwrap();
-        let vc = DeviceTensor::f16(&gpu(), "vc", &randn(&mut r, len), hd).unwrap();
+        let kc = DeviceTensor::kv(&gpu(), "kc", &randn(&mut r, len), hd, dtype).unwrap();
+        let vc = DeviceTensor::kv(&gpu(), "vc", &randn(&mut r, len), hd, dtype).unwrap();
         let (k_before, v_before) = (kc.read_values(&gpu()).unwrap(), vc.read_values(&gpu()).unwrap());
         let (q, k, v) = (randn(&mut r, m * qw), randn(&mut r, m * kvw), randn(&mut r, m * kvw));
         let (qn, kn) = (randn(&mut r, hd), randn(&mut r, hd));
@@ -282,20 +314,20 @@ fn fused_decode_attention_over_f16_caches() {
             k_writes.push((slot, p, reference::rope(&ki, nkv, hd, hd, false, &table, &[p])));
             v_writes.push((slot, p, v[i * kvw..(i + 1) * kvw].to_vec()));
         }
-        let what = format!("nh={nh} nkv={nkv} hd={hd} rows {rows:?}");
-        // k is normed and roped first: its f32 rounding (~1e-6) may move a value across an f16 midpoint.
+        let what = format!("{dtype} nh={nh} nkv={nkv} hd={hd} rows {rows:?}");
+        // k is normed and roped first: its f32 rounding (~1e-6) may move a value across a midpoint of the type.
         let mut k_rounded = k_writes.clone();
         for (slot, p, row) in &mut k_rounded {
             for kvh in 0..nkv {
                 let got = &k_after[row_range(*slot, kvh, *p, nkv, max_seq, hd)];
                 for (x, &s) in row[kvh * hd..(kvh + 1) * hd].iter_mut().zip(got) {
-                    assert!((s - *x).abs() <= f16_spacing(*x) + 1e-5, "k row, {what}: {s} for {x}");
+                    assert!((s - *x).abs() <= spacing(dtype, *x) + 1e-5, "k row, {what}: {s} for {x}");
                     *x = s;
                 }
             }
         }
-        check_writes(&format!("k cache, {what}"), &k_before, &k_after, &k_rounded, (nkv, max_seq, hd));
-        check_writes(&format!("v cache, {what}"), &v_before, &v_after, &v_writes, (nkv, max_seq, hd));
+        check_writes(&format!("k cache, {what}"), dtype, &k_before, &k_after, &k_rounded, (nkv, max_seq, hd));
+        check_writes(&format!("v cache, {what}"), dtype, &v_before, &v_after, &v_writes, (nkv, max_seq, hd));
         let want: Vec<f32> = rows
             .iter()
             .enumerate()
