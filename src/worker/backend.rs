@@ -22,6 +22,10 @@ pub enum BackendError {
 
 pub trait TextBackend {
     fn max_slots(&self) -> usize;
+    /// KV cache bytes per token of one sequence, and of all the backend's KV caches (0 where not known).
+    fn kv_bytes(&self) -> (u64, u64) {
+        (0, 0)
+    }
     /// Tokens one slot's sequence may hold (prompt + generated).
     fn max_context(&self) -> usize;
     /// Appends `tokens` to the slot's sequence (a free slot starts empty) and
@@ -175,6 +179,10 @@ impl BatchedBackend {
 impl TextBackend for BatchedBackend {
     fn max_slots(&self) -> usize {
         self.decoder.slots()
+    }
+
+    fn kv_bytes(&self) -> (u64, u64) {
+        (self.decoder.state_bytes().0, self.decoder.kv_cache_bytes())
     }
 
     fn max_context(&self) -> usize {

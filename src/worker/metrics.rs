@@ -28,6 +28,10 @@ pub struct Metrics {
     pub prefix_cache_hits: IntCounterVec,
     pub prefix_cache_misses: IntCounterVec,
     pub prefix_cache_tokens: IntCounterVec,
+    /// KV cache bytes of one token of one sequence (every layer's K and V), and the memory the KV caches
+    /// of all slots hold.
+    pub kv_bytes_per_token: IntGaugeVec,
+    pub kv_cache_bytes: IntGaugeVec,
     /// Audio jobs by model and outcome (done, cancelled, error).
     pub audio_jobs: IntCounterVec,
     /// Seconds of audio transcribed, by model.
@@ -164,6 +168,12 @@ impl Metrics {
                 "Prompt tokens taken from the prefix cache instead of prefilled",
                 &["model"],
             ),
+            kv_bytes_per_token: gauge(
+                "gerbil_kv_bytes_per_token",
+                "KV cache bytes of one token of one sequence, every layer's K and V (kv_dtype)",
+                &["model"],
+            ),
+            kv_cache_bytes: gauge("gerbil_kv_cache_bytes", "GPU memory of the KV caches of all slots", &["model"]),
             speech: super::speech_metrics::SpeechMetrics::new(&registry),
             registry,
         }

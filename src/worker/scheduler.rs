@@ -91,6 +91,9 @@ impl Scheduler {
     ) -> Self {
         let slots = (0..backend.max_slots()).map(|_| None).collect();
         metrics.slots.with_label_values(&[&model]).set(backend.max_slots() as i64);
+        let (kv_per_token, kv_total) = backend.kv_bytes();
+        metrics.kv_bytes_per_token.with_label_values(&[&model]).set(kv_per_token as i64);
+        metrics.kv_cache_bytes.with_label_values(&[&model]).set(kv_total as i64);
         metrics.active_slots.with_label_values(&[&model]).set(0);
         metrics.batch_rows.with_label_values(&[&model]).set(0);
         let _ = metrics.batch_rows_per_step.with_label_values(&[&model]);

@@ -223,7 +223,7 @@ pub struct Reference {
 }
 
 impl Reference {
-    /// The fixture with INT4 weights, as the test servers load it.
+    /// The fixture with INT4 weights and f16 KV caches, as the test servers load it.
     pub fn get() -> &'static Reference {
         static R: OnceLock<Reference> = OnceLock::new();
         R.get_or_init(|| Reference::load(WeightFormat::Int4 { group: 32 }))
@@ -232,7 +232,9 @@ impl Reference {
     pub fn load(format: WeightFormat) -> Reference {
         static EXEC: OnceLock<Executor> = OnceLock::new();
         let exec = EXEC.get_or_init(|| Executor::new(&GpuOptions::default()).expect("GPU adapter"));
-        let opts = LoadOptions { format, max_context: CONTEXT, ..Default::default() };
+        // The server's default KV cache (a model table's kv_dtype).
+        let kv_dtype = ModelSpec::from_source("").kv_dtype;
+        let opts = LoadOptions { format, max_context: CONTEXT, kv_dtype, ..Default::default() };
         Reference { model: TextModel::load(exec, &fixture(), opts).expect("fixture loads") }
     }
 

@@ -208,6 +208,18 @@ impl BatchedDecoder {
         (per_token, per_slot)
     }
 
+    /// GPU memory of every KV cache the decoder holds: the slots' regions and the scratch session's.
+    pub fn kv_cache_bytes(&self) -> u64 {
+        [&self.io, self.scratch.io()]
+            .iter()
+            .flat_map(|io| &io.layers)
+            .map(|l| match l {
+                LayerState::Attention { k_cache, v_cache } => buf(k_cache).size() + buf(v_cache).size(),
+                LayerState::Recurrent(_) => 0,
+            })
+            .sum()
+    }
+
     pub fn decode_dispatches(&self) -> usize {
         self.plan.dispatch_count()
     }
