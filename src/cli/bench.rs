@@ -216,6 +216,14 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
                     "{:>16} state: KV ({}) {} bytes per token, recurrent {} bytes per sequence",
                     r.model, args.kv_dtype, r.kv_bytes_per_token, r.recurrent_bytes_per_sequence
                 );
+                // The serving case the KV type is chosen for: many long sequences at once.
+                let long = r.kv_bytes_per_token * 32 * 4096;
+                println!(
+                    "{:>16} KV of 32 sequences of 4096 tokens: {:.0} MB, {:.0}% of f32 caches'",
+                    r.model,
+                    long as f64 / 1e6,
+                    100.0 * args.kv_dtype.bytes() as f64 / 4.0
+                );
             }
             for r in results {
                 println!(
