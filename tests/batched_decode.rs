@@ -250,11 +250,15 @@ fn batched_decode_equals_single_sequences_f32() {
 }
 
 /// The recurrent families: each row's conv window (and Qwen3.5's delta-rule state) is its slot's; a
-/// slot's state goes into the scratch for its prefill and single-sequence steps and back.
+/// slot's state goes into the scratch for its prefill and single-sequence steps and back. The delta
+/// rule carries each step's rounding (the batched and single kernels sum in other orders) into the
+/// next, and the random fixture amplifies it unevenly: over 24 seeds Qwen3.5 measured 2.5e-6 to
+/// 8.6e-6 relative, one seed 2.45e-5 (GERBIL_SEED=7007275752209299031); LFM2 1.1e-6 to 2.4e-6. A
+/// state from the wrong slot or step is off by O(1).
 #[test]
 fn batched_decode_equals_single_sequences_recurrent_f32() {
-    for name in ["lfm2", "qwen3_5"] {
-        batched_matches_single(name, WeightFormat::F32, 2e-5);
+    for (name, tol) in [("lfm2", 2e-5), ("qwen3_5", 1e-4)] {
+        batched_matches_single(name, WeightFormat::F32, tol);
     }
 }
 
