@@ -269,7 +269,7 @@ fn batched_decode_equals_single_sequences_recurrent_int4() {
     }
 }
 
-/// Packed KV caches (f16, the serving default, and fp8): a slot's rows move between the batched caches and
+/// Packed KV caches (f16 and fp8): a slot's rows move between the batched caches and
 /// the scratch session at 2 or 1 bytes a value, and both paths store and read the same values (the
 /// recurrent families to the bit, as with f32 caches).
 #[test]

@@ -379,12 +379,13 @@ fn cli_serve_reads_env_and_exits_on_sigterm() {
     assert_eq!(r.status().as_u16(), 200);
     let metrics = client().get(format!("{base}/metrics")).send().unwrap().text().unwrap();
     assert_eq!(metric_value(&metrics, "gerbil_slots", &[]), 2.0);
-    // f16 KV caches by default: 2 bytes for each layer's K and V values of a token; the caches hold the
-    // model's whole context (256 positions, under max_context) for the 2 slots and the scratch sequence.
+    // The default KV cache's bytes for each layer's K and V values of a token; the caches hold the model's
+    // whole context (256 positions, under max_context) for the 2 slots and the scratch sequence.
     let cfg: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(fixture().join("config.json")).unwrap()).unwrap();
     let dim = |k: &str| cfg[k].as_f64().unwrap();
-    let per_token = 2.0 * 2.0 * dim("num_hidden_layers") * dim("num_key_value_heads") * dim("head_dim");
+    let value_bytes = gerbil::config::ModelSpec::from_source("").kv_dtype.bytes() as f64;
+    let per_token = value_bytes * 2.0 * dim("num_hidden_layers") * dim("num_key_value_heads") * dim("head_dim");
     assert_eq!(metric_value(&metrics, "gerbil_kv_bytes_per_token", &[]), per_token);
     let positions = dim("max_position_embeddings");
     assert_eq!(metric_value(&metrics, "gerbil_kv_cache_bytes", &[]), per_token * positions * 3.0);

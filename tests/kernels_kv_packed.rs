@@ -1,4 +1,4 @@
-//! Packed KV caches, f16 (`KvDtype::F16`, the serving default) and fp8 (E4M3): every kernel that
+//! Packed KV caches, f16 (`KvDtype::F16`) and fp8 (E4M3): every kernel that
 //! writes a cache stores each value as its type holds it (f16: one of the two nearest halves, WGSL
 //! leaving the choice to the adapter; fp8: exactly `KvDtype::encode`'s code, the kernels' own integer
 //! steps), leaves every other value alone, and every kernel that reads a cache attends over exactly

@@ -8,11 +8,11 @@ use std::fmt;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum KvDtype {
-    /// Half the memory and half the bytes attention reads per position; the serving default
-    /// (the error it adds, at most 2^-11 of each value, is below the INT4 weights').
+    /// Half the memory of f32 (the error it adds, at most 2^-11 of each value, is below the INT4
+    /// weights').
     F16,
-    /// Exact: the mode outputs are compared with reference implementations in (the type's default,
-    /// as the library loads models; the server's is `F16`).
+    /// Exact, and the fastest to decode from: the default, and the mode outputs are compared with
+    /// reference implementations in.
     #[default]
     F32,
     /// 8-bit floats, E4M3 as vLLM's `fp8` KV cache (no NaN code, largest 448, no scaling): a quarter

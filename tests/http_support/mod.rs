@@ -223,7 +223,7 @@ pub struct Reference {
 }
 
 impl Reference {
-    /// The fixture with INT4 weights and f16 KV caches, as the test servers load it.
+    /// The fixture with INT4 weights and the default KV cache, as the test servers load it.
     pub fn get() -> &'static Reference {
         static R: OnceLock<Reference> = OnceLock::new();
         R.get_or_init(|| Reference::load(WeightFormat::Int4 { group: 32 }))

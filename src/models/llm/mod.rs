@@ -28,8 +28,7 @@ pub struct LoadOptions {
     pub prefill_chunk: usize,
     /// Decode fusion passes (they apply to INT4 weights).
     pub fusion: FusionConfig,
-    /// The KV caches' values: f32 here (exact, what the tests compare with references), f16 where the
-    /// server and the CLI load models (their `kv_dtype`).
+    /// The KV caches' values (the server's `kv_dtype`).
     pub kv_dtype: KvDtype,
 }
 
