@@ -106,57 +106,65 @@ fn value_at(j: u32, pos: u32, c: u32, base4: u32, hd4: u32) -> vec4<f32> {
     return kv_get(v_cache[base4 + j * hd4 + c]);
 }
 
-// Prefetched cache rows (see AttnPrefetch).
+// value_at as a cache word, converted where it is used (the new token's values are kv_round's, so
+// packing them back is exact).
+fn value_word_at(j: u32, pos: u32, c: u32, base4: u32, hd4: u32) -> KvWord {
+    if (j == pos) { return kv_put(new_value(c)); }
+    return v_cache[base4 + j * hd4 + c];
+}
+
+// Prefetched cache rows (see AttnPrefetch), as the cache's words: a packed word is converted where it
+// is used, so the loads at kernel start are not waited for there (a conversion is a use).
 const PREFETCH_HD4: u32 = 16u;
 struct KeyRow {
-    k0: vec4<f32>, k1: vec4<f32>, k2: vec4<f32>, k3: vec4<f32>, k4: vec4<f32>, k5: vec4<f32>, k6: vec4<f32>, k7: vec4<f32>,
-    k8: vec4<f32>, k9: vec4<f32>, k10: vec4<f32>, k11: vec4<f32>, k12: vec4<f32>, k13: vec4<f32>, k14: vec4<f32>, k15: vec4<f32>,
+    k0: KvWord, k1: KvWord, k2: KvWord, k3: KvWord, k4: KvWord, k5: KvWord, k6: KvWord, k7: KvWord,
+    k8: KvWord, k9: KvWord, k10: KvWord, k11: KvWord, k12: KvWord, k13: KvWord, k14: KvWord, k15: KvWord,
 }
 struct ValueRows {
-    v0: vec4<f32>, v1: vec4<f32>, v2: vec4<f32>, v3: vec4<f32>, v4: vec4<f32>, v5: vec4<f32>, v6: vec4<f32>, v7: vec4<f32>,
+    v0: KvWord, v1: KvWord, v2: KvWord, v3: KvWord, v4: KvWord, v5: KvWord, v6: KvWord, v7: KvWord,
 }
 
 // Key row at vec4 index `at` (hd4 <= PREFETCH_HD4 vec4s).
 fn load_key_row(at: u32, hd4: u32) -> KeyRow {
     var r: KeyRow;
-    if (hd4 > 0u) { r.k0 = kv_get(k_cache[at + 0u]); }
-    if (hd4 > 1u) { r.k1 = kv_get(k_cache[at + 1u]); }
-    if (hd4 > 2u) { r.k2 = kv_get(k_cache[at + 2u]); }
-    if (hd4 > 3u) { r.k3 = kv_get(k_cache[at + 3u]); }
-    if (hd4 > 4u) { r.k4 = kv_get(k_cache[at + 4u]); }
-    if (hd4 > 5u) { r.k5 = kv_get(k_cache[at + 5u]); }
-    if (hd4 > 6u) { r.k6 = kv_get(k_cache[at + 6u]); }
-    if (hd4 > 7u) { r.k7 = kv_get(k_cache[at + 7u]); }
-    if (hd4 > 8u) { r.k8 = kv_get(k_cache[at + 8u]); }
-    if (hd4 > 9u) { r.k9 = kv_get(k_cache[at + 9u]); }
-    if (hd4 > 10u) { r.k10 = kv_get(k_cache[at + 10u]); }
-    if (hd4 > 11u) { r.k11 = kv_get(k_cache[at + 11u]); }
-    if (hd4 > 12u) { r.k12 = kv_get(k_cache[at + 12u]); }
-    if (hd4 > 13u) { r.k13 = kv_get(k_cache[at + 13u]); }
-    if (hd4 > 14u) { r.k14 = kv_get(k_cache[at + 14u]); }
-    if (hd4 > 15u) { r.k15 = kv_get(k_cache[at + 15u]); }
+    if (hd4 > 0u) { r.k0 = k_cache[at + 0u]; }
+    if (hd4 > 1u) { r.k1 = k_cache[at + 1u]; }
+    if (hd4 > 2u) { r.k2 = k_cache[at + 2u]; }
+    if (hd4 > 3u) { r.k3 = k_cache[at + 3u]; }
+    if (hd4 > 4u) { r.k4 = k_cache[at + 4u]; }
+    if (hd4 > 5u) { r.k5 = k_cache[at + 5u]; }
+    if (hd4 > 6u) { r.k6 = k_cache[at + 6u]; }
+    if (hd4 > 7u) { r.k7 = k_cache[at + 7u]; }
+    if (hd4 > 8u) { r.k8 = k_cache[at + 8u]; }
+    if (hd4 > 9u) { r.k9 = k_cache[at + 9u]; }
+    if (hd4 > 10u) { r.k10 = k_cache[at + 10u]; }
+    if (hd4 > 11u) { r.k11 = k_cache[at + 11u]; }
+    if (hd4 > 12u) { r.k12 = k_cache[at + 12u]; }
+    if (hd4 > 13u) { r.k13 = k_cache[at + 13u]; }
+    if (hd4 > 14u) { r.k14 = k_cache[at + 14u]; }
+    if (hd4 > 15u) { r.k15 = k_cache[at + 15u]; }
     return r;
 }
 
 // The scores loop's dot of q with a prefetched key row (the same order of adds).
 fn key_row_dot(r: KeyRow, hd4: u32) -> f32 {
     var d = 0.0;
-    if (hd4 > 0u) { d += dot(q4(0u), r.k0); }
-    if (hd4 > 1u) { d += dot(q4(1u), r.k1); }
-    if (hd4 > 2u) { d += dot(q4(2u), r.k2); }
-    if (hd4 > 3u) { d += dot(q4(3u), r.k3); }
-    if (hd4 > 4u) { d += dot(q4(4u), r.k4); }
-    if (hd4 > 5u) { d += dot(q4(5u), r.k5); }
-    if (hd4 > 6u) { d += dot(q4(6u), r.k6); }
-    if (hd4 > 7u) { d += dot(q4(7u), r.k7); }
-    if (hd4 > 8u) { d += dot(q4(8u), r.k8); }
-    if (hd4 > 9u) { d += dot(q4(9u), r.k9); }
-    if (hd4 > 10u) { d += dot(q4(10u), r.k10); }
-    if (hd4 > 11u) { d += dot(q4(11u), r.k11); }
-    if (hd4 > 12u) { d += dot(q4(12u), r.k12); }
-    if (hd4 > 13u) { d += dot(q4(13u), r.k13); }
-    if (hd4 > 14u) { d += dot(q4(14u), r.k14); }
-    if (hd4 > 15u) { d += dot(q4(15u), r.k15); }
+    if (hd4 > 0u) { d += dot(q4(0u), kv_get(r.k0)); }
+    if (hd4 > 1u) { d += dot(q4(1u), kv_get(r.k1)); }
+    if (hd4 > 2u) { d += dot(q4(2u), kv_get(r.k2)); }
+    if (hd4 > 3u) { d += dot(q4(3u), kv_get(r.k3)); }
+    if (hd4 > 4u) { d += dot(q4(4u), kv_get(r.k4)); }
+    if (hd4 > 5u) { d += dot(q4(5u), kv_get(r.k5)); }
+    if (hd4 > 6u) { d += dot(q4(6u), kv_get(r.k6)); }
+    if (hd4 > 7u) { d += dot(q4(7u), kv_get(r.k7)); }
+    if (hd4 > 8u) { d += dot(q4(8u), kv_get(r.k8)); }
+    if (hd4 > 9u) { d += dot(q4(9u), kv_get(r.k9)); }
+    if (hd4 > 10u) { d += dot(q4(10u), kv_get(r.k10)); }
+    if (hd4 > 11u) { d += dot(q4(11u), kv_get(r.k11)); }
+    if (hd4 > 12u) { d += dot(q4(12u), kv_get(r.k12)); }
+    if (hd4 > 13u) { d += dot(q4(13u), kv_get(r.k13)); }
+    if (hd4 > 14u) { d += dot(q4(14u), kv_get(r.k14)); }
+    if (hd4 > 15u) { d += dot(q4(15u), kv_get(r.k15)); }
     return d;
 }
 
@@ -165,10 +173,10 @@ fn new_value(c: u32) -> vec4<f32> {
     return vec4<f32>(vs[4u * c], vs[4u * c + 1u], vs[4u * c + 2u], vs[4u * c + 3u]);
 }
 
-// Cached value vec4 column c of position j, or zeros where j is past len or the new token's.
-fn cached_value(base4: u32, hd4: u32, c: u32, j: u32, len: u32, pos: u32) -> vec4<f32> {
-    if (j < len && j != pos) { return kv_get(v_cache[base4 + j * hd4 + c]); }
-    return vec4<f32>(0.0);
+// Cached value word c of position j, or zeros where j is past len or the new token's.
+fn cached_value(base4: u32, hd4: u32, c: u32, j: u32, len: u32, pos: u32) -> KvWord {
+    if (j < len && j != pos) { return v_cache[base4 + j * hd4 + c]; }
+    return KvWord();
 }
 
 // Value vec4 column c of the slice's first eight positions j = sl + i * slices.
@@ -188,14 +196,14 @@ fn load_value_rows(base4: u32, hd4: u32, c: u32, sl: u32, slices: u32, len: u32,
 fn value_pref(r: ValueRows, i: u32, j: u32, pos: u32, c: u32) -> vec4<f32> {
     if (j == pos) { return new_value(c); }
     switch i {
-        case 0u: { return r.v0; }
-        case 1u: { return r.v1; }
-        case 2u: { return r.v2; }
-        case 3u: { return r.v3; }
-        case 4u: { return r.v4; }
-        case 5u: { return r.v5; }
-        case 6u: { return r.v6; }
-        default: { return r.v7; }
+        case 0u: { return kv_get(r.v0); }
+        case 1u: { return kv_get(r.v1); }
+        case 2u: { return kv_get(r.v2); }
+        case 3u: { return kv_get(r.v3); }
+        case 4u: { return kv_get(r.v4); }
+        case 5u: { return kv_get(r.v5); }
+        case 6u: { return kv_get(r.v6); }
+        default: { return kv_get(r.v7); }
     }
 }
 
@@ -321,22 +329,22 @@ fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32, span: Span, pf: AttnPre
                 // at long contexts the kernel waits on memory round trips, not arithmetic.
                 var i = 0u;
                 for (; i + 8u <= hd4; i += 8u) {
-                    let k0 = kv_get(k_cache[row + i]);
-                    let k1 = kv_get(k_cache[row + i + 1u]);
-                    let k2 = kv_get(k_cache[row + i + 2u]);
-                    let k3 = kv_get(k_cache[row + i + 3u]);
-                    let k4 = kv_get(k_cache[row + i + 4u]);
-                    let k5 = kv_get(k_cache[row + i + 5u]);
-                    let k6 = kv_get(k_cache[row + i + 6u]);
-                    let k7 = kv_get(k_cache[row + i + 7u]);
-                    d += dot(q4(i), k0);
-                    d += dot(q4(i + 1u), k1);
-                    d += dot(q4(i + 2u), k2);
-                    d += dot(q4(i + 3u), k3);
-                    d += dot(q4(i + 4u), k4);
-                    d += dot(q4(i + 5u), k5);
-                    d += dot(q4(i + 6u), k6);
-                    d += dot(q4(i + 7u), k7);
+                    let k0 = k_cache[row + i];
+                    let k1 = k_cache[row + i + 1u];
+                    let k2 = k_cache[row + i + 2u];
+                    let k3 = k_cache[row + i + 3u];
+                    let k4 = k_cache[row + i + 4u];
+                    let k5 = k_cache[row + i + 5u];
+                    let k6 = k_cache[row + i + 6u];
+                    let k7 = k_cache[row + i + 7u];
+                    d += dot(q4(i), kv_get(k0));
+                    d += dot(q4(i + 1u), kv_get(k1));
+                    d += dot(q4(i + 2u), kv_get(k2));
+                    d += dot(q4(i + 3u), kv_get(k3));
+                    d += dot(q4(i + 4u), kv_get(k4));
+                    d += dot(q4(i + 5u), kv_get(k5));
+                    d += dot(q4(i + 6u), kv_get(k6));
+                    d += dot(q4(i + 7u), kv_get(k7));
                 }
                 for (; i < hd4; i++) { d += dot(q4(i), kv_get(k_cache[row + i])); }
             }
@@ -366,22 +374,22 @@ fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32, span: Span, pf: AttnPre
             }
             // Eight value rows requested before any is used.
             for (; jj + 7u * slices < cnt; jj += 8u * slices) {
-                let v0 = value_at(c0 + jj, pos, c, base4, hd4);
-                let v1 = value_at(c0 + jj + slices, pos, c, base4, hd4);
-                let v2 = value_at(c0 + jj + 2u * slices, pos, c, base4, hd4);
-                let v3 = value_at(c0 + jj + 3u * slices, pos, c, base4, hd4);
-                let v4 = value_at(c0 + jj + 4u * slices, pos, c, base4, hd4);
-                let v5 = value_at(c0 + jj + 5u * slices, pos, c, base4, hd4);
-                let v6 = value_at(c0 + jj + 6u * slices, pos, c, base4, hd4);
-                let v7 = value_at(c0 + jj + 7u * slices, pos, c, base4, hd4);
-                a += probs[jj] * v0;
-                a += probs[jj + slices] * v1;
-                a += probs[jj + 2u * slices] * v2;
-                a += probs[jj + 3u * slices] * v3;
-                a += probs[jj + 4u * slices] * v4;
-                a += probs[jj + 5u * slices] * v5;
-                a += probs[jj + 6u * slices] * v6;
-                a += probs[jj + 7u * slices] * v7;
+                let v0 = value_word_at(c0 + jj, pos, c, base4, hd4);
+                let v1 = value_word_at(c0 + jj + slices, pos, c, base4, hd4);
+                let v2 = value_word_at(c0 + jj + 2u * slices, pos, c, base4, hd4);
+                let v3 = value_word_at(c0 + jj + 3u * slices, pos, c, base4, hd4);
+                let v4 = value_word_at(c0 + jj + 4u * slices, pos, c, base4, hd4);
+                let v5 = value_word_at(c0 + jj + 5u * slices, pos, c, base4, hd4);
+                let v6 = value_word_at(c0 + jj + 6u * slices, pos, c, base4, hd4);
+                let v7 = value_word_at(c0 + jj + 7u * slices, pos, c, base4, hd4);
+                a += probs[jj] * kv_get(v0);
+                a += probs[jj + slices] * kv_get(v1);
+                a += probs[jj + 2u * slices] * kv_get(v2);
+                a += probs[jj + 3u * slices] * kv_get(v3);
+                a += probs[jj + 4u * slices] * kv_get(v4);
+                a += probs[jj + 5u * slices] * kv_get(v5);
+                a += probs[jj + 6u * slices] * kv_get(v6);
+                a += probs[jj + 7u * slices] * kv_get(v7);
             }
             for (; jj < cnt; jj += slices) { a += probs[jj] * value_at(c0 + jj, pos, c, base4, hd4); }
             acc = a;

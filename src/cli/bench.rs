@@ -53,8 +53,8 @@ pub struct BenchArgs {
     /// Skip the f32 weight runs (INT4 only).
     #[arg(long)]
     pub int4_only: bool,
-    /// The KV caches' values in the model runs (f32, the server's default, f16 or fp8).
-    #[arg(long, default_value = "f32")]
+    /// The KV caches' values in the model runs (f16, the server's default, f32 or fp8).
+    #[arg(long, default_value = "f16")]
     pub kv_dtype: KvDtype,
     /// Timed generate loops per model and plan (the median is reported, every run listed).
     #[arg(long, default_value_t = 5)]

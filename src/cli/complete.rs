@@ -40,8 +40,8 @@ pub struct CompleteArgs {
     /// Disable the decode fusion passes (debugging).
     #[arg(long)]
     pub no_fusion: bool,
-    /// The KV caches' values: f32 (exact, the server's default), f16 or fp8.
-    #[arg(long, default_value = "f32")]
+    /// The KV caches' values: f16 (the server's default), f32 (exact) or fp8.
+    #[arg(long, default_value = "f16")]
     pub kv_dtype: KvDtype,
 }
 

@@ -24,8 +24,8 @@ pub struct ProfileArgs {
     pub steps: usize,
     #[arg(long)]
     pub f32: bool,
-    /// The KV caches' values (f32, the server's default, f16 or fp8).
-    #[arg(long, default_value = "f32")]
+    /// The KV caches' values (f16, the server's default, f32 or fp8).
+    #[arg(long, default_value = "f16")]
     pub kv_dtype: KvDtype,
     /// Profile a batched decode step with this many rows (sequences) instead of the single-sequence plan.
     #[arg(long)]

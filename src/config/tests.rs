@@ -122,9 +122,9 @@ fn model_entry_errors_name_the_entry_and_field() {
     };
     let c = load("models = [\"a/b\", { source = \"c/d\", name = \"m\", max_slots = 2 }]\n").unwrap();
     assert_eq!((c.models[0].id(), c.models[1].id(), c.models[1].max_slots), ("a/b", "m", Some(2)));
-    assert_eq!((c.models[0].kv_dtype, c.models[1].kv_dtype), (KvDtype::F32, KvDtype::F32), "the default KV cache");
-    let c = load("models = [{ source = \"a\", kv_dtype = \"f16\" }, { source = \"b\", kv_dtype = \"fp8\" }]").unwrap();
-    assert_eq!((c.models[0].kv_dtype, c.models[1].kv_dtype), (KvDtype::F16, KvDtype::Fp8));
+    assert_eq!((c.models[0].kv_dtype, c.models[1].kv_dtype), (KvDtype::F16, KvDtype::F16), "the default KV cache");
+    let c = load("models = [{ source = \"a\", kv_dtype = \"f32\" }, { source = \"b\", kv_dtype = \"fp8\" }]").unwrap();
+    assert_eq!((c.models[0].kv_dtype, c.models[1].kv_dtype), (KvDtype::F32, KvDtype::Fp8));
     for (text, says) in [
         ("models = [\"a/b\", { sorce = \"c/d\" }]", ["models[1]", "unknown field `sorce`"]),
         ("models = [{ source = \"c/d\", format = \"int8\" }]", ["models[0]", "unknown variant `int8`"]),

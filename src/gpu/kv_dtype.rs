@@ -8,11 +8,11 @@ use std::fmt;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum KvDtype {
-    /// Half the memory of f32 (the error it adds, at most 2^-11 of each value, is below the INT4
-    /// weights').
+    /// Half the memory of f32 at the same decode speed; the server's default (the error it adds, at
+    /// most 2^-11 of each value, is below the INT4 weights').
     F16,
-    /// Exact, and the fastest to decode from: the default, and the mode outputs are compared with
-    /// reference implementations in.
+    /// Exact: the mode outputs are compared with reference implementations in (the type's default, as
+    /// the library loads models).
     #[default]
     F32,
     /// 8-bit floats, E4M3 as vLLM's `fp8` KV cache (no NaN code, largest 448, no scaling): a quarter
