@@ -84,6 +84,45 @@ fn check_writes(
     assert_eq!(after, &want[..], "{what}: a value the step did not write changed");
 }
 
+/// Rows the CPU computed (rope, norms) a float rounding (up to `slack`) apart from the GPU's, which can
+/// land on the other side of a midpoint of the type: each stored value must be within one spacing of
+/// the CPU's, and is then the exact row `check_writes` holds the store to.
+fn as_stored(
+    what: &str,
+    dtype: KvDtype,
+    after: &[f32],
+    writes: &[(usize, usize, Vec<f32>)],
+    (nkv, max_seq, hd): (usize, usize, usize),
+    slack: f32,
+) -> Vec<(usize, usize, Vec<f32>)> {
+    let mut rounded = writes.to_vec();
+    for (slot, p, row) in &mut rounded {
+        for kvh in 0..nkv {
+            let got = &after[row_range(*slot, kvh, *p, nkv, max_seq, hd)];
+            for (x, &s) in row[kvh * hd..(kvh + 1) * hd].iter_mut().zip(got) {
+                assert!((s - *x).abs() <= spacing(dtype, *x) + slack, "{what}: {s} for {x}");
+                *x = s;
+            }
+        }
+    }
+    rounded
+}
+
+/// The reference attention of each (slot, position) row's q over its slot's read-back cache.
+fn attend_rows(
+    rows: &[(usize, usize)],
+    q_rows: &[&[f32]],
+    (k, v): (&[f32], &[f32]),
+    (nkv, max_seq, hd): (usize, usize, usize),
+    nh: usize,
+    scale: f32,
+) -> Vec<f32> {
+    rows.iter()
+        .zip(q_rows)
+        .flat_map(|(&(slot, p), q)| reference::attention(q, &slot_cache(k, v, slot, nkv, max_seq, hd), nh, p, scale))
+        .collect()
+}
+
 /// KvCache of one slot's region of a read-back cache pair.
 fn slot_cache(k: &[f32], v: &[f32], slot: usize, nkv: usize, max_seq: usize, hd: usize) -> KvCache {
     let len = nkv * max_seq * hd;
@@ -203,29 +242,13 @@ fn row_kernels_over_packed_caches() {
             v_writes.push((slot, p, v[i * kvw..(i + 1) * kvw].to_vec()));
         }
         let what = format!("rows, {dtype} hd={hd} max_seq={max_seq}");
-        // Rope's own rounding is checked in tests/packed_prefill.rs; it may move a value across a
-        // midpoint of the type, so the stored value is within one spacing, then taken as the exact one.
-        let (nkv_, ms) = (nkv, max_seq);
-        let mut k_rounded = k_writes.clone();
-        for (slot, p, row) in &mut k_rounded {
-            for kvh in 0..nkv_ {
-                let got = &k_after[row_range(*slot, kvh, *p, nkv_, ms, hd)];
-                for (x, &s) in row[kvh * hd..(kvh + 1) * hd].iter_mut().zip(got) {
-                    assert!((s - *x).abs() <= spacing(dtype, *x) + 1e-6, "k row, {what}: {s} for {x}");
-                    *x = s;
-                }
-            }
-        }
-        check_writes(&format!("k cache, {what}"), dtype, &k_before, &k_after, &k_rounded, (nkv, max_seq, hd));
-        check_writes(&format!("v cache, {what}"), dtype, &v_before, &v_after, &v_writes, (nkv, max_seq, hd));
-        let want: Vec<f32> = rows
-            .iter()
-            .enumerate()
-            .flat_map(|(i, &(slot, p))| {
-                let cache = slot_cache(&k_after, &v_after, slot, nkv, max_seq, hd);
-                reference::attention(&q_rope[i * qw..(i + 1) * qw], &cache, nh, p, scale)
-            })
-            .collect();
+        // Rope's own rounding is checked in tests/packed_prefill.rs.
+        let shape = (nkv, max_seq, hd);
+        let k_rounded = as_stored(&format!("k row, {what}"), dtype, &k_after, &k_writes, shape, 1e-6);
+        check_writes(&format!("k cache, {what}"), dtype, &k_before, &k_after, &k_rounded, shape);
+        check_writes(&format!("v cache, {what}"), dtype, &v_before, &v_after, &v_writes, shape);
+        let q_rows: Vec<&[f32]> = q_rope.chunks(qw).collect();
+        let want = attend_rows(&rows, &q_rows, (&k_after, &v_after), shape, nh, scale);
         assert_close(&format!("attention, {what}"), &plan.read_f32(out, m * qw).unwrap(), &want, 2e-5, 1e-4);
     }
 }
@@ -315,27 +338,13 @@ fn fused_decode_attention_over_packed_caches() {
             v_writes.push((slot, p, v[i * kvw..(i + 1) * kvw].to_vec()));
         }
         let what = format!("{dtype} nh={nh} nkv={nkv} hd={hd} rows {rows:?}");
-        // k is normed and roped first: its f32 rounding (~1e-6) may move a value across a midpoint of the type.
-        let mut k_rounded = k_writes.clone();
-        for (slot, p, row) in &mut k_rounded {
-            for kvh in 0..nkv {
-                let got = &k_after[row_range(*slot, kvh, *p, nkv, max_seq, hd)];
-                for (x, &s) in row[kvh * hd..(kvh + 1) * hd].iter_mut().zip(got) {
-                    assert!((s - *x).abs() <= spacing(dtype, *x) + 1e-5, "k row, {what}: {s} for {x}");
-                    *x = s;
-                }
-            }
-        }
-        check_writes(&format!("k cache, {what}"), dtype, &k_before, &k_after, &k_rounded, (nkv, max_seq, hd));
-        check_writes(&format!("v cache, {what}"), dtype, &v_before, &v_after, &v_writes, (nkv, max_seq, hd));
-        let want: Vec<f32> = rows
-            .iter()
-            .enumerate()
-            .flat_map(|(i, &(slot, p))| {
-                let cache = slot_cache(&k_after, &v_after, slot, nkv, max_seq, hd);
-                reference::attention(&q_final[i], &cache, nh, p, scale)
-            })
-            .collect();
+        // k is normed and roped first: its f32 rounding is up to ~1e-5 here.
+        let shape = (nkv, max_seq, hd);
+        let k_rounded = as_stored(&format!("k row, {what}"), dtype, &k_after, &k_writes, shape, 1e-5);
+        check_writes(&format!("k cache, {what}"), dtype, &k_before, &k_after, &k_rounded, shape);
+        check_writes(&format!("v cache, {what}"), dtype, &v_before, &v_after, &v_writes, shape);
+        let q_rows: Vec<&[f32]> = q_final.iter().map(|q| &q[..]).collect();
+        let want = attend_rows(&rows, &q_rows, (&k_after, &v_after), shape, nh, scale);
         assert_close(&format!("attention, {what}"), &plan.read_f32(out, m * qw).unwrap(), &want, 2e-5, 1e-4);
     }
 }

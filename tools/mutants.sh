@@ -30,15 +30,16 @@ for f in sys.argv[1:]:
     print("--file"); print(f)
 for r in c.get("exclude_re", []):
     print("--exclude-re"); print(r)
-for a in c.get("additional_cargo_test_args", []):
-    print(f"--cargo-test-arg={a}")
+for a in c.get("additional_cargo_args", []):
+    print(f"--cargo-arg={a}")
 print(f"--timeout-multiplier={c['timeout_multiplier']}")
 print(f"--minimum-test-timeout={c['minimum_test_timeout']}")
 PY
   )
 fi
 [ -z "${MUTANTS_IN_PLACE:-}" ] || args+=(--in-place)
-for a in "${extra[@]}"; do args+=("--cargo-test-arg=$a"); done
+# Build and test the named targets only (each mutant rebuilds what its tests need, nothing more).
+for a in "${extra[@]}"; do args+=("--cargo-arg=$a"); done
 out="${MUTANTS_OUT:-target/mutants}"
 mkdir -p "$out"
 # Exit status 2 (mutants missed) and 3 (timeouts) are results, which the table below lists.
