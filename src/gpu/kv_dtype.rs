@@ -166,6 +166,15 @@ mod tests {
     }
 
     #[test]
+    fn bytes_per_value_are_the_encodings() {
+        let values = [0.5f32, -3.0, 7.25, 1e-3];
+        for (d, b) in [(KvDtype::F16, 2), (KvDtype::F32, 4), (KvDtype::Fp8, 1)] {
+            assert_eq!(d.bytes(), b, "{d}");
+            assert_eq!(d.encode(&values).len(), values.len() * d.bytes(), "{d}");
+        }
+    }
+
+    #[test]
     fn names_parse_back() {
         for d in [KvDtype::F16, KvDtype::F32, KvDtype::Fp8] {
             assert_eq!(d.name().parse::<KvDtype>().unwrap(), d);
