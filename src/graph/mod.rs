@@ -18,6 +18,7 @@ pub mod ir;
 pub mod plan;
 pub mod profile;
 mod residency;
+pub mod tensor;
 pub mod upload;
 
 pub use ir::{DeviceTensor, Graph, Op, Rows, TensorId};
