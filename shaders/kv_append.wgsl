@@ -27,8 +27,9 @@ fn kv_append(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id)
     v_cache[dst] = kv_put(v[row * w4 + c4]);
 }
 
-// A packed prefill: row r belongs to KV slot rows[2r] at position rows[2r + 1]; the caches hold
-// one [n_kv_heads, max_seq, head_dim] region per slot.
+// A packed prefill or a batched decode step: row r belongs to KV slot rows[2r] at position
+// rows[2r + 1]; the caches hold one [n_kv_heads, max_seq, head_dim] region per slot, or blocks
+// found through the block table (KV_PAGED, gpu/kv_pages.rs).
 @group(0) @binding(6) var<storage, read> rows: array<u32>;
 
 // grid: (ceil(kv_width / 1024), n_tokens)
@@ -45,7 +46,8 @@ fn kv_append_rows(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocatio
     let hd4 = p.head_dim / 4u;
     let h = c4 / hd4;
     let d4 = c4 % hd4;
-    let dst = ((slot * kv_heads + h) * p.max_seq + pos) * hd4 + d4;
+    var dst = ((slot * kv_heads + h) * p.max_seq + pos) * hd4 + d4;
+    if (KV_PAGED) { dst = kv_row_paged(slot, h, pos, hd4) + d4; }
     k_cache[dst] = kv_put(k[row * w4 + c4]);
     v_cache[dst] = kv_put(v[row * w4 + c4]);
 }

@@ -2,11 +2,11 @@
 //! structs match the Rust layouts in `gpu::params` field by field.
 
 use gerbil::gpu::kernels::{
-    uses_erf, Preludes, ERF, GROUP_SUM_SHARED, GROUP_SUM_SUBGROUP, INT4_WORD, KV_F16, KV_F32, KV_FP8, WG_REDUCE_SHARED,
-    WG_REDUCE_SUBGROUP,
+    reads_kv_table, uses_erf, Preludes, ERF, GROUP_SUM_SHARED, GROUP_SUM_SUBGROUP, INT4_WORD, KV_F16, KV_F32, KV_FP8,
+    WG_REDUCE_SHARED, WG_REDUCE_SUBGROUP,
 };
 use gerbil::gpu::params::Step;
-use gerbil::gpu::{KernelId, KvDtype};
+use gerbil::gpu::{KernelId, KvDtype, KvLayout, KvPaging};
 
 /// Every distinct prelude set a kernel can be compiled with: workgroup-memory reductions, and
 /// 32-wide subgroups with either probed subgroupAdd order; split records through a `@coherent`
@@ -90,6 +90,12 @@ fn every_kernel_is_registered_with_matching_uniforms() {
         if src.kv_cache {
             module(&src.wgsl(PRELUDES[0], KvDtype::F16), src.file);
             module(&src.wgsl(PRELUDES[0], KvDtype::Fp8), src.file);
+        }
+        // The files of the batched rows kernels also compile for paged caches (every entry point of
+        // the module: the block table's binding must not collide with any of theirs).
+        if reads_kv_table(src.file) {
+            let paging = Some(KvPaging { block_shift: 6, blocks: 100, table_stride: 10 });
+            module(&src.wgsl(PRELUDES[1], KvLayout { dtype: KvDtype::F16, paging }), src.file);
         }
         assert!(
             m.entry_points.iter().any(|e| e.name == src.entry && e.stage == naga::ShaderStage::Compute),

@@ -101,16 +101,16 @@ fn q4(i: u32) -> vec4<f32> {
 }
 
 // Value row j's vec4 column c: the new token's from vs, the others from the cache.
-fn value_at(j: u32, pos: u32, c: u32, base4: u32, hd4: u32) -> vec4<f32> {
+fn value_at(j: u32, pos: u32, c: u32, s: KvSeq) -> vec4<f32> {
     if (j == pos) { return new_value(c); }
-    return kv_get(v_cache[base4 + j * hd4 + c]);
+    return kv_get(v_cache[kv_at(s, j) + c]);
 }
 
 // value_at as a cache word, converted where it is used (the new token's values are kv_round's, so
 // packing them back is exact).
-fn value_word_at(j: u32, pos: u32, c: u32, base4: u32, hd4: u32) -> KvWord {
+fn value_word_at(j: u32, pos: u32, c: u32, s: KvSeq) -> KvWord {
     if (j == pos) { return kv_put(new_value(c)); }
-    return v_cache[base4 + j * hd4 + c];
+    return v_cache[kv_at(s, j) + c];
 }
 
 // Prefetched cache rows (see AttnPrefetch), as the cache's words: a packed word is converted where it
@@ -174,22 +174,22 @@ fn new_value(c: u32) -> vec4<f32> {
 }
 
 // Cached value word c of position j, or zeros where j is past len or the new token's.
-fn cached_value(base4: u32, hd4: u32, c: u32, j: u32, len: u32, pos: u32) -> KvWord {
-    if (j < len && j != pos) { return v_cache[base4 + j * hd4 + c]; }
+fn cached_value(s: KvSeq, c: u32, j: u32, len: u32, pos: u32) -> KvWord {
+    if (j < len && j != pos) { return v_cache[kv_at(s, j) + c]; }
     return KvWord();
 }
 
 // Value vec4 column c of the slice's first eight positions j = sl + i * slices.
-fn load_value_rows(base4: u32, hd4: u32, c: u32, sl: u32, slices: u32, len: u32, pos: u32) -> ValueRows {
+fn load_value_rows(s: KvSeq, c: u32, sl: u32, slices: u32, len: u32, pos: u32) -> ValueRows {
     return ValueRows(
-        cached_value(base4, hd4, c, sl, len, pos),
-        cached_value(base4, hd4, c, sl + slices, len, pos),
-        cached_value(base4, hd4, c, sl + 2u * slices, len, pos),
-        cached_value(base4, hd4, c, sl + 3u * slices, len, pos),
-        cached_value(base4, hd4, c, sl + 4u * slices, len, pos),
-        cached_value(base4, hd4, c, sl + 5u * slices, len, pos),
-        cached_value(base4, hd4, c, sl + 6u * slices, len, pos),
-        cached_value(base4, hd4, c, sl + 7u * slices, len, pos));
+        cached_value(s, c, sl, len, pos),
+        cached_value(s, c, sl + slices, len, pos),
+        cached_value(s, c, sl + 2u * slices, len, pos),
+        cached_value(s, c, sl + 3u * slices, len, pos),
+        cached_value(s, c, sl + 4u * slices, len, pos),
+        cached_value(s, c, sl + 5u * slices, len, pos),
+        cached_value(s, c, sl + 6u * slices, len, pos),
+        cached_value(s, c, sl + 7u * slices, len, pos));
 }
 
 // Value i of the prefetched rows, or the new token's at position pos.
@@ -215,10 +215,20 @@ fn value_pref(r: ValueRows, i: u32, j: u32, pos: u32, c: u32) -> vec4<f32> {
 // adds (no bit changes); and lane t's rotary pair and q / k norm weights.
 struct AttnPrefetch { kp: KeyRow, vp: ValueRows, cs: vec2<f32>, g: vec2<f32> }
 
-// The cache layout of head h's kv head: (cache_base, len, hd4, slices) for the new token at pos.
-fn cache_base_of(h: u32, slot: u32) -> u32 {
+// Where head h's kv head keeps the sequence in cache slot `slot`: a region of max_seq rows per
+// (slot, kv head) (base4: its first word), or blocks of a pool found through the block table
+// (KV_PAGED: shaders/lib/kv_pages.wgsl's prelude, from gpu/kv_pages.rs).
+struct KvSeq { base4: u32, slot: u32, kvh: u32 }
+
+fn kv_seq(h: u32, slot: u32) -> KvSeq {
     let kvh = h / (p.n_heads / p.n_kv_heads);
-    return (slot * p.n_kv_heads + kvh) * p.max_seq * p.head_dim;
+    return KvSeq((slot * p.n_kv_heads + kvh) * p.max_seq * (p.head_dim / 4u), slot, kvh);
+}
+
+// The first word of position j's row.
+fn kv_at(s: KvSeq, j: u32) -> u32 {
+    if (KV_PAGED) { return kv_row_paged(s.slot, s.kvh, j, p.head_dim / 4u); }
+    return s.base4 + j * (p.head_dim / 4u);
 }
 
 // The positions [begin, end) one workgroup attends over: all of them (0 .. min(pos + 1, max_seq)),
@@ -236,10 +246,10 @@ fn attend_prefetch(h: u32, t: u32, slot: u32, pos: u32, span: Span) -> AttnPrefe
     let hd4 = p.head_dim / 4u;
     let slices = WG / hd4;
     let sl = t / hd4;
-    let base4 = cache_base_of(h, slot) / 4u;
+    let s = kv_seq(h, slot);
     var pf: AttnPrefetch;
-    if (key_prefetched(t, pos, span)) { pf.kp = load_key_row(base4 + (span.begin + t) * hd4, hd4); }
-    if (sl < slices) { pf.vp = load_value_rows(base4, hd4, t % hd4, span.begin + sl, slices, span.end, pos); }
+    if (key_prefetched(t, pos, span)) { pf.kp = load_key_row(kv_at(s, span.begin + t), hd4); }
+    if (sl < slices) { pf.vp = load_value_rows(s, t % hd4, span.begin + sl, slices, span.end, pos); }
     pf.g = vec2<f32>(1.0);
     pf.cs = vec2<f32>(1.0, 0.0);
     if ((attn_flags() & PREPARED) == 0u) {
@@ -257,20 +267,19 @@ fn attend_prefetch(h: u32, t: u32, slot: u32, pos: u32, span: Span) -> AttnPrefe
 fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32, span: Span, pf: AttnPrefetch) -> vec2<f32> {
     let hd = p.head_dim;
     let kvh = h / (p.n_heads / p.n_kv_heads);
-    let cache_base = cache_base_of(h, slot);
+    let s = kv_seq(h, slot);
     let len = min(pos + 1u, p.max_seq);
     let hd4 = hd / 4u;
     let slices = WG / hd4;
     let c = t % hd4;
     let sl = t / hd4;
-    let base4 = cache_base / 4u;
     let key_pref = key_prefetched(t, pos, span);
     let kp = pf.kp;
     let vp = pf.vp;
     if ((attn_flags() & PREPARED) != 0u) {
         if (t < hd) {
             qs[t] = new_q(h, t, row);
-            let at = (cache_base + min(pos, p.max_seq - 1u) * hd + t) / 4u;
+            let at = kv_at(s, min(pos, p.max_seq - 1u)) + t / 4u;
             ks[t] = kv_get(k_cache[at])[t % 4u];
             vs[t] = kv_get(v_cache[at])[t % 4u];
         }
@@ -294,8 +303,8 @@ fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32, span: Span, pf: AttnPre
     // in the span that holds pos.
     if ((attn_flags() & PREPARED) == 0u && h % (p.n_heads / p.n_kv_heads) == 0u && t < hd4 && pos < p.max_seq
         && span.end == len) {
-        k_cache[base4 + pos * hd4 + t] = kv_put(vec4<f32>(ks[4u * t], ks[4u * t + 1u], ks[4u * t + 2u], ks[4u * t + 3u]));
-        v_cache[base4 + pos * hd4 + t] = kv_put(new_value(t));
+        k_cache[kv_at(s, pos) + t] = kv_put(vec4<f32>(ks[4u * t], ks[4u * t + 1u], ks[4u * t + 2u], ks[4u * t + 3u]));
+        v_cache[kv_at(s, pos) + t] = kv_put(new_value(t));
     }
     // Each chunk of positions in three phases, with no per-key barrier:
     //   scores: thread t takes keys t, t + 256, ...: a dot product of head_dim / 4
@@ -324,7 +333,7 @@ fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32, span: Span, pf: AttnPre
                     d += dot(q4(i), vec4<f32>(ks[4u * i], ks[4u * i + 1u], ks[4u * i + 2u], ks[4u * i + 3u]));
                 }
             } else {
-                let row = base4 + j * hd4;
+                let row = kv_at(s, j);
                 // Eight cache loads requested before any is used (the same sum order as below):
                 // at long contexts the kernel waits on memory round trips, not arithmetic.
                 var i = 0u;
@@ -374,14 +383,14 @@ fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32, span: Span, pf: AttnPre
             }
             // Eight value rows requested before any is used.
             for (; jj + 7u * slices < cnt; jj += 8u * slices) {
-                let v0 = value_word_at(c0 + jj, pos, c, base4, hd4);
-                let v1 = value_word_at(c0 + jj + slices, pos, c, base4, hd4);
-                let v2 = value_word_at(c0 + jj + 2u * slices, pos, c, base4, hd4);
-                let v3 = value_word_at(c0 + jj + 3u * slices, pos, c, base4, hd4);
-                let v4 = value_word_at(c0 + jj + 4u * slices, pos, c, base4, hd4);
-                let v5 = value_word_at(c0 + jj + 5u * slices, pos, c, base4, hd4);
-                let v6 = value_word_at(c0 + jj + 6u * slices, pos, c, base4, hd4);
-                let v7 = value_word_at(c0 + jj + 7u * slices, pos, c, base4, hd4);
+                let v0 = value_word_at(c0 + jj, pos, c, s);
+                let v1 = value_word_at(c0 + jj + slices, pos, c, s);
+                let v2 = value_word_at(c0 + jj + 2u * slices, pos, c, s);
+                let v3 = value_word_at(c0 + jj + 3u * slices, pos, c, s);
+                let v4 = value_word_at(c0 + jj + 4u * slices, pos, c, s);
+                let v5 = value_word_at(c0 + jj + 5u * slices, pos, c, s);
+                let v6 = value_word_at(c0 + jj + 6u * slices, pos, c, s);
+                let v7 = value_word_at(c0 + jj + 7u * slices, pos, c, s);
                 a += probs[jj] * kv_get(v0);
                 a += probs[jj + slices] * kv_get(v1);
                 a += probs[jj + 2u * slices] * kv_get(v2);
@@ -391,7 +400,7 @@ fn attend(h: u32, t: u32, row: u32, slot: u32, pos: u32, span: Span, pf: AttnPre
                 a += probs[jj + 6u * slices] * kv_get(v6);
                 a += probs[jj + 7u * slices] * kv_get(v7);
             }
-            for (; jj < cnt; jj += slices) { a += probs[jj] * value_at(c0 + jj, pos, c, base4, hd4); }
+            for (; jj < cnt; jj += slices) { a += probs[jj] * value_at(c0 + jj, pos, c, s); }
             acc = a;
         }
         m = m_new;

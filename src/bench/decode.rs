@@ -53,6 +53,7 @@ pub fn run(exec: &Executor, config: &Path, run: DecodeRun) -> Result<DecodeResul
         prefill_chunk: prefill.max(16),
         fusion,
         kv_dtype,
+        kv_pool: None,
     };
     let gpu = exec.gpu();
     let mut mem = MemoryProbe::start(gpu);

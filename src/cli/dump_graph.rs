@@ -35,6 +35,7 @@ fn binding(plan: &Plan, b: &Bind) -> serde_json::Value {
         Bind::Tensor(t) => (*t, ""),
         Bind::Q(t) => (*t, ".q"),
         Bind::Sm(t) => (*t, ".sm"),
+        Bind::KvTable(t) => (*t, ".block_table"),
     };
     let d = plan.graph.desc(t);
     let bytes = match (&d.storage, b) {
@@ -47,6 +48,7 @@ fn binding(plan: &Plan, b: &Bind) -> serde_json::Value {
             DeviceTensor::Int4 { rows, cols, group, .. } => (rows * cols / group * 8) as u64,
             other => other.bytes(),
         },
+        (Storage::Bound(x), Bind::KvTable(_)) => x.kv_pages().map_or(0, |p| p.table.size()),
         (Storage::Bound(x), _) => x.bytes(),
     };
     serde_json::json!({"label": format!("{}{part}", d.label), "bytes": bytes})

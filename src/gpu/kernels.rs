@@ -1,8 +1,9 @@
 //! The kernel registry: one typed id per WGSL entry point. WGSL sources are
 //! included here and nowhere else.
 
+use super::kv_pages::paging_prelude;
 use super::params;
-use super::KvDtype;
+use super::{KvDtype, KvLayout};
 
 /// Every compute kernel the engine can dispatch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, serde::Serialize)]
@@ -207,6 +208,23 @@ const fn uses_kv_cache(file: &str) -> bool {
         || matches!(file.as_bytes(), b"kv_append.wgsl" | b"attention.wgsl" | b"attention_tiled.wgsl")
 }
 
+/// The binding of the block table of a paged cache, one no entry point of the file uses otherwise
+/// (naga checks every entry point of a module): in the files of the kernels whose rows each name
+/// their sequence's slot. Every other cache kernel sees one sequence, the scratch session's
+/// contiguous cache.
+pub const fn kv_table_binding(file: &str) -> u32 {
+    match file.as_bytes() {
+        b"attention_decode.wgsl" => 15,
+        b"kv_append.wgsl" => 7,
+        _ => u32::MAX,
+    }
+}
+
+/// Whether the kernel reads a paged cache through its block table (`kv_table_binding`).
+pub fn reads_kv_table(file: &str) -> bool {
+    kv_table_binding(file) != u32::MAX
+}
+
 /// The kernels with flash-decoding splits.
 const fn is_attention_split(file: &str) -> bool {
     matches!(file.as_bytes(), b"attention_decode.wgsl" | b"decode_layer.wgsl")
@@ -236,8 +254,9 @@ pub fn group_sum_prelude(r: Preludes) -> String {
 impl KernelSource {
     /// The WGSL module to compile: the kernel's file behind the library code it uses
     /// (the uniforms, `group_sum` for this adapter, the shared INT4 matvec body), with KV cache words
-    /// of `kv` (kernels without a cache ignore it).
-    pub fn wgsl(&self, r: Preludes, kv: KvDtype) -> String {
+    /// of `kv`'s type and addressing (kernels without a cache ignore it).
+    pub fn wgsl(&self, r: Preludes, kv: impl Into<KvLayout>) -> String {
+        let kv: KvLayout = kv.into();
         let subgroups32 = r.subgroups32;
         if uses_erf(self.source) {
             return format!("{UNIFORMS}\n{ERF}\n{}", self.source);
@@ -247,7 +266,8 @@ impl KernelSource {
         }
         let mut libs = vec![UNIFORMS.to_string()];
         if self.kv_cache {
-            libs.push(kv_prelude(kv).to_string());
+            libs.push(kv_prelude(kv.dtype).to_string());
+            libs.push(paging_prelude(kv.paging, kv_table_binding(self.file)));
         }
         if self.matvec_bindings {
             libs.push(MATVEC_INT4_BINDINGS.to_string());

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use super::kernels::Preludes;
-use super::{KernelId, KvDtype};
+use super::{KernelId, KvLayout};
 
 /// What makes two pipelines different: the kernel, and for kernels that
 /// declare `override FLAGS: u32`, the flag bits compiled into it (so fused
@@ -20,20 +20,20 @@ pub struct PipelineKey {
     /// INT4 matvec kernels: the shape (k, n0, n1, n2, n3, group) compiled in as
     /// pipeline constants (`GpuOptions::dynamic_shapes` leaves it zero: read from the uniform).
     pub dims: [u32; 6],
-    /// Kernels with a KV cache (`KernelSource::kv_cache`): its value type.
-    pub kv: KvDtype,
+    /// Kernels with a KV cache (`KernelSource::kv_cache`): its value type and addressing.
+    pub kv: KvLayout,
 }
 
 impl PipelineKey {
     pub fn new(kernel: KernelId, flags: u32) -> PipelineKey {
-        PipelineKey { kernel, flags, dims: [0; 6], kv: KvDtype::F32 }
+        PipelineKey { kernel, flags, dims: [0; 6], kv: KvLayout::default() }
     }
 }
 
 #[derive(Default)]
 pub(crate) struct PipelineCache {
-    /// By file and KV value type.
-    modules: Mutex<HashMap<(&'static str, KvDtype), wgpu::ShaderModule>>,
+    /// By file and KV cache layout.
+    modules: Mutex<HashMap<(&'static str, KvLayout), wgpu::ShaderModule>>,
     pipelines: Mutex<HashMap<PipelineKey, Arc<wgpu::ComputePipeline>>>,
 }
 
@@ -54,7 +54,7 @@ impl PipelineCache {
         let module = {
             let mut modules = self.modules.lock().unwrap();
             modules
-                .entry((src.file, if src.kv_cache { key.kv } else { KvDtype::F32 }))
+                .entry((src.file, if src.kv_cache { key.kv } else { KvLayout::default() }))
                 .or_insert_with(|| {
                     let desc = wgpu::ShaderModuleDescriptor {
                         label: Some(src.file),

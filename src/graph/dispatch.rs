@@ -64,7 +64,30 @@ pub fn select_one(
     if let Some(t) = out {
         spec.grid = rows_grid(spec.grid, rows_of(graph, t));
     }
+    bind_kv_table(graph, &mut spec).map_err(|msg| SelectError::Shape { index, op: op.name(), msg })?;
     Ok(spec)
+}
+
+/// A paged KV cache's block table, bound at its kernel file's own binding: only the kernels whose rows
+/// name their sequence's slot read one (`kernels::kv_table_binding`); any other kernel given a paged
+/// cache is refused (it addresses one contiguous sequence).
+fn bind_kv_table(graph: &Graph, spec: &mut DispatchSpec) -> Result<(), String> {
+    if !spec.kernel.source().kv_cache {
+        return Ok(());
+    }
+    let paged = spec.bindings.iter().find_map(|b| match *b {
+        Bind::Tensor(t) => bound(graph, t).and_then(DeviceTensor::kv_pages).map(|_| t),
+        _ => None,
+    });
+    let Some(cache) = paged else { return Ok(()) };
+    if !matches!(spec.kernel, KernelId::AttentionRows | KernelId::KvAppendRows) {
+        return Err(format!(
+            "{} cannot read a paged KV cache (only the batched rows kernels can)",
+            spec.kernel.source().entry
+        ));
+    }
+    spec.bindings.push(Bind::KvTable(cache));
+    Ok(())
 }
 
 fn select_kernel(

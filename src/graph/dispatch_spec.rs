@@ -3,7 +3,7 @@
 //! dispatch_*.rs / hybrid.rs parts) build on this file; it names none of them.
 
 use super::ir::{DeviceTensor, Graph, Rows, Storage, TensorId};
-use crate::gpu::{KernelId, KvDtype};
+use crate::gpu::{KernelId, KvLayout};
 
 /// One grid dimension: fixed, or derived from the step's token count M as ceil(M * mul / div).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -117,6 +117,8 @@ pub enum Bind {
     Sm(TensorId),
     /// A placeholder for an absent optional input (e.g. no bias).
     Dummy,
+    /// The block table of the paged KV cache bound as this tensor.
+    KvTable(TensorId),
     /// A placeholder for an unused output (a separate buffer: one buffer may
     /// not be bound read-only and writable in the same dispatch).
     DummyOut,
@@ -142,22 +144,19 @@ pub struct DispatchSpec {
     pub flags: u32,
 }
 
-/// The value type of the KV cache a dispatch binds (every cache a dispatch binds has one type: a
-/// model's caches are allocated together); f32 for kernels without one.
-pub fn cache_dtype(graph: &Graph, spec: &DispatchSpec) -> KvDtype {
+/// The value type and addressing of the KV cache a dispatch binds (every cache a dispatch binds has
+/// one layout: a model's caches are allocated together); contiguous f32 for kernels without one.
+pub fn cache_layout(graph: &Graph, spec: &DispatchSpec) -> KvLayout {
     if !spec.kernel.source().kv_cache {
-        return KvDtype::F32;
+        return KvLayout::default();
     }
     spec.bindings
         .iter()
         .find_map(|b| match b {
-            Bind::Tensor(t) => match bound(graph, *t) {
-                Some(DeviceTensor::Kv { dtype, .. }) => Some(*dtype),
-                _ => None,
-            },
+            Bind::Tensor(t) => bound(graph, *t).and_then(DeviceTensor::kv_layout),
             _ => None,
         })
-        .unwrap_or(KvDtype::F32)
+        .unwrap_or_default()
 }
 
 #[derive(Debug, thiserror::Error)]

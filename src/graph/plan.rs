@@ -8,8 +8,9 @@ use std::sync::{Arc, Mutex};
 
 use super::alloc::{self, Assignment};
 use super::dispatch::{self, Bind, Dim, DispatchSpec, SelectError};
-use super::dispatch_spec::cache_dtype;
+use super::dispatch_spec::cache_layout;
 use super::ir::{DeviceTensor, Graph, Storage, TensorId, OUTPUT_ROWS};
+use crate::gpu::kernels::kv_table_binding;
 use crate::gpu::params::{fused, FusedMatvecParams, Step};
 use crate::gpu::{Gpu, GpuError, PipelineKey};
 
@@ -21,6 +22,8 @@ pub enum PlanError {
     Gpu(#[from] GpuError),
     #[error("tensor '{0}' is read before any op writes it")]
     Unwritten(String),
+    #[error("KV cache '{0}' is bound with a block table but is not paged")]
+    NotPaged(String),
     #[error("{0} moves the step on but is not the plan's last dispatch")]
     StepWriter(&'static str),
 }
@@ -83,7 +86,7 @@ pub struct Plan {
 /// 1604-1708 generic; commit `9ef35f5`).
 fn pipeline_key(gpu: &Gpu, graph: &Graph, spec: &DispatchSpec, max_rows: usize) -> PipelineKey {
     let mut key = PipelineKey::new(spec.kernel, spec.flags);
-    key.kv = cache_dtype(graph, spec);
+    key.kv = cache_layout(graph, spec);
     if gpu.shape_constants && spec.kernel.source().shape_constants {
         // The INT4 matvec's fields lead every such kernel's params (AttentionQkvParams adds the attention's).
         let p: FusedMatvecParams =
@@ -166,7 +169,12 @@ impl Plan {
             ];
             for (i, b) in spec.bindings.iter().enumerate() {
                 let buf = resolve(&graph, &assignment, &pool, [&dummy, &dummy_out, &scratch, &step, &token_log], *b)?;
-                entries.push(wgpu::BindGroupEntry { binding: 2 + i as u32, resource: buf.as_entire_binding() });
+                // A block table sits at its kernel file's own binding (`kernels::kv_table_binding`).
+                let binding = match b {
+                    Bind::KvTable(_) => kv_table_binding(spec.kernel.source().file),
+                    _ => 2 + i as u32,
+                };
+                entries.push(wgpu::BindGroupEntry { binding, resource: buf.as_entire_binding() });
             }
             let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some(spec.kernel.source().entry),
@@ -421,7 +429,7 @@ fn resolve<'a>(
         Bind::Scratch(_) => return Ok(own[2]),
         Bind::Step => return Ok(own[3]),
         Bind::TokenLog => return Ok(own[4]),
-        Bind::Tensor(t) | Bind::Q(t) | Bind::Sm(t) => t,
+        Bind::Tensor(t) | Bind::Q(t) | Bind::Sm(t) | Bind::KvTable(t) => t,
     };
     let desc = graph.desc(t);
     match (&desc.storage, b) {
@@ -430,6 +438,7 @@ fn resolve<'a>(
         }
         (Storage::Bound(d), _) => Ok(match (d.as_ref(), b) {
             (DeviceTensor::Int4 { sm, .. }, Bind::Sm(_)) => sm,
+            (d, Bind::KvTable(_)) => &d.kv_pages().ok_or_else(|| PlanError::NotPaged(desc.label.clone()))?.table,
             (d, _) => d.buffer(),
         }),
     }

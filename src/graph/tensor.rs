@@ -3,8 +3,16 @@
 
 use std::sync::Arc;
 
-use crate::gpu::{Gpu, GpuError, KvDtype};
+use crate::gpu::{Gpu, GpuError, KvDtype, KvLayout, KvPaging};
 use crate::weights::int4::Int4Matrix;
+
+/// A paged cache's pool shape and its block table ([slots, table_stride] block indices: one buffer
+/// every layer's caches share, bound by the kernels that read them, `Bind::KvTable`).
+#[derive(Debug, Clone)]
+pub struct KvPages {
+    pub paging: KvPaging,
+    pub table: wgpu::Buffer,
+}
 
 /// A buffer that lives outside the graph's activation pool.
 #[derive(Debug)]
@@ -20,12 +28,13 @@ pub enum DeviceTensor {
         len: usize,
     },
     /// A KV cache of `len` values of a packed type (`KvDtype::F16` or `Fp8`, little-endian), in rows
-    /// of `cols` (f32 caches are `F32`).
+    /// of `cols` (contiguous f32 caches are `F32`), or a paged cache of any type (`pages`).
     Kv {
         buf: wgpu::Buffer,
         len: usize,
         cols: usize,
         dtype: KvDtype,
+        pages: Option<KvPages>,
     },
     /// INT4 groups (see `weights::int4`): q words and (scale, offset) pairs.
     Int4 {
@@ -54,7 +63,62 @@ impl DeviceTensor {
         }
         let bytes = dtype.encode(data);
         gpu.check_binding(label, bytes.len() as u64)?;
-        Ok(Arc::new(DeviceTensor::Kv { buf: gpu.storage_from(label, &bytes), len: data.len(), cols, dtype }))
+        Ok(Arc::new(DeviceTensor::Kv {
+            buf: gpu.storage_from(label, &bytes),
+            len: data.len(),
+            cols,
+            dtype,
+            pages: None,
+        }))
+    }
+
+    /// `data` as a paged KV cache of `dtype` values (a pool laid out as `KvPaging` says).
+    pub fn kv_paged(
+        gpu: &Gpu,
+        label: &str,
+        data: &[f32],
+        cols: usize,
+        dtype: KvDtype,
+        pages: KvPages,
+    ) -> Result<Arc<Self>, GpuError> {
+        let bytes = dtype.encode(data);
+        gpu.check_binding(label, bytes.len() as u64)?;
+        let buf = gpu.storage_from(label, &bytes);
+        Ok(Arc::new(DeviceTensor::Kv { buf, len: data.len(), cols, dtype, pages: Some(pages) }))
+    }
+
+    /// A zeroed paged KV cache of `len` values.
+    pub fn zeros_kv_paged(
+        gpu: &Gpu,
+        label: &str,
+        len: usize,
+        cols: usize,
+        dtype: KvDtype,
+        pages: KvPages,
+    ) -> Result<Arc<Self>, GpuError> {
+        let bytes = (len * dtype.bytes()) as u64;
+        gpu.check_binding(label, bytes)?;
+        let buf = gpu.storage(label, bytes);
+        gpu.queue.write_buffer(&buf, 0, &vec![0u8; bytes as usize]);
+        Ok(Arc::new(DeviceTensor::Kv { buf, len, cols, dtype, pages: Some(pages) }))
+    }
+
+    /// A KV cache's value type and addressing (None: not a KV cache of a packed type or paged).
+    pub fn kv_layout(&self) -> Option<KvLayout> {
+        match self {
+            DeviceTensor::Kv { dtype, pages, .. } => {
+                Some(KvLayout { dtype: *dtype, paging: pages.as_ref().map(|p| p.paging) })
+            }
+            _ => None,
+        }
+    }
+
+    /// A paged cache's pool shape and block table.
+    pub fn kv_pages(&self) -> Option<&KvPages> {
+        match self {
+            DeviceTensor::Kv { pages, .. } => pages.as_ref(),
+            _ => None,
+        }
     }
 
     /// An f32 tensor's or a KV cache's values, read back (packed types widened exactly).
@@ -81,7 +145,7 @@ impl DeviceTensor {
         gpu.queue.write_buffer(&buf, 0, &vec![0u8; bytes as usize]);
         Ok(Arc::new(match dtype {
             KvDtype::F32 => DeviceTensor::F32 { buf, len, cols },
-            KvDtype::F16 | KvDtype::Fp8 => DeviceTensor::Kv { buf, len, cols, dtype },
+            KvDtype::F16 | KvDtype::Fp8 => DeviceTensor::Kv { buf, len, cols, dtype, pages: None },
         }))
     }
 

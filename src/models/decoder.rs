@@ -8,6 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::gpu::{Gpu, KvDtype};
+use crate::graph::tensor::KvPages;
 use crate::graph::{DeviceTensor, Graph, TensorId};
 use crate::models::text_config::TextConfig;
 use crate::models::ModelError;
@@ -28,6 +29,20 @@ pub enum Mode {
     /// KV slot `rows[2r]` at position `rows[2r + 1]`; rows 0..outputs (`Plan::set_outputs`) are the
     /// sequences' last tokens, whose logits and argmax (`next_token[r]`) the step computes.
     PackedPrefill,
+}
+
+/// How a state's KV caches are allocated: their value type, and for a batched decoder's paged pool
+/// its shape and block table (None: a region of max_seq positions per slot).
+#[derive(Debug, Clone, Default)]
+pub struct KvSpec {
+    pub dtype: KvDtype,
+    pub pages: Option<KvPages>,
+}
+
+impl From<KvDtype> for KvSpec {
+    fn from(dtype: KvDtype) -> Self {
+        KvSpec { dtype, pages: None }
+    }
 }
 
 /// One layer's per-sequence device state.
@@ -142,20 +157,20 @@ pub trait TextArch: Send + Sync {
     /// Bytes of weights one decode step reads.
     fn weight_bytes(&self) -> u64;
     /// The rope table and, per layer, `slots` regions of sequence state for `max_seq` tokens each (KV
-    /// caches [slots, kv_heads, max_seq, head_dim] of `kv` values, recurrent state [slots, ..] of one
-    /// sequence's), token ids for `chunk` rows.
+    /// caches as `kv` says: [slots, kv_heads, max_seq, head_dim] or a paged pool; recurrent state
+    /// [slots, ..] of one sequence's), token ids for `chunk` rows.
     fn new_state(
         &self,
         gpu: &Gpu,
         chunk: usize,
         max_seq: usize,
         slots: usize,
-        kv: KvDtype,
+        kv: &KvSpec,
     ) -> Result<GraphIo, ModelError>;
     fn build_graph(&self, io: &GraphIo, mode: Mode) -> Built;
     /// Allocates one sequence's state for `max_seq` tokens, prefill chunks of `chunk` tokens.
     fn new_io(&self, gpu: &Gpu, chunk: usize, max_seq: usize, kv: KvDtype) -> Result<GraphIo, ModelError> {
-        self.new_state(gpu, chunk, max_seq, 1, kv)
+        self.new_state(gpu, chunk, max_seq, 1, &kv.into())
     }
     /// Whether `Mode::BatchedDecode` graphs exist for this family.
     fn supports_batched_decode(&self) -> bool {
@@ -163,7 +178,7 @@ pub trait TextArch: Send + Sync {
     }
     /// State for batched decode of `slots` sequences of up to `max_seq` tokens each, with token ids and
     /// (slot, pos) pairs for `slots` rows.
-    fn new_batched_io(&self, gpu: &Gpu, slots: usize, max_seq: usize, kv: KvDtype) -> Result<GraphIo, ModelError> {
+    fn new_batched_io(&self, gpu: &Gpu, slots: usize, max_seq: usize, kv: &KvSpec) -> Result<GraphIo, ModelError> {
         self.new_state(gpu, slots, max_seq, slots, kv)?.with_rows(gpu, slots)
     }
 }

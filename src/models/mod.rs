@@ -45,6 +45,8 @@ pub enum ModelError {
     Unsupported(String),
     #[error("the sequence would reach {need} tokens but the context holds {max}")]
     ContextFull { need: usize, max: usize },
+    #[error("the KV pool has no room: {need} more blocks wanted, {free} free (every other block is held by a running sequence)")]
+    KvPoolFull { need: usize, free: usize },
     #[error("a grid barrier waited out its polls (the GPU did not hold the kernel's whole grid at once), so the decode steps since the last read are wrong; the session decodes without grid barriers from now on: reset it and decode again")]
     GridBarrierTimeout,
 }

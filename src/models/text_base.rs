@@ -11,11 +11,11 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
-use crate::gpu::{Gpu, KvDtype};
+use crate::gpu::Gpu;
 use crate::graph::ir::{AttnShape, RopeAttrs};
 use crate::graph::upload::{matrix, vector};
 use crate::graph::{DeviceTensor, Graph, Op, Rows, TensorId};
-use crate::models::decoder::{Built, GraphIo, LayerState, Mode};
+use crate::models::decoder::{Built, GraphIo, KvSpec, LayerState, Mode};
 use crate::models::rope::{cos_sin_table, inv_freq, RopeScaling};
 use crate::models::{read_json, ModelError};
 use crate::weights::{TensorSource, WeightError, WeightFormat};
@@ -89,20 +89,28 @@ pub fn read_config<R: serde::de::DeserializeOwned, C>(
 // ---- per-sequence state ----
 
 impl TextConfig {
-    /// Attention layer `i`'s KV caches of `kv` values: `slots` regions [kv_heads, max_seq, head_dim].
+    /// Attention layer `i`'s KV caches of `kv`'s values: `slots` regions [kv_heads, max_seq, head_dim],
+    /// or `kv`'s paged pool [kv_heads, blocks, block_tokens, head_dim].
     pub fn kv_state(
         &self,
         gpu: &Gpu,
         i: usize,
         slots: usize,
         max_seq: usize,
-        kv: KvDtype,
+        kv: &KvSpec,
     ) -> Result<LayerState, ModelError> {
-        let kv_len = slots * self.kv_heads * max_seq * self.head_dim;
-        Ok(LayerState::Attention {
-            k_cache: DeviceTensor::zeros_kv(gpu, &format!("k_cache.{i}"), kv_len, self.head_dim, kv)?,
-            v_cache: DeviceTensor::zeros_kv(gpu, &format!("v_cache.{i}"), kv_len, self.head_dim, kv)?,
-        })
+        let cache = |name: &str| {
+            let label = format!("{name}.{i}");
+            let (hd, dtype) = (self.head_dim, kv.dtype);
+            match &kv.pages {
+                None => DeviceTensor::zeros_kv(gpu, &label, slots * self.kv_heads * max_seq * hd, hd, dtype),
+                Some(p) => {
+                    let len = self.kv_heads * p.paging.blocks as usize * p.paging.block_tokens() * hd;
+                    DeviceTensor::zeros_kv_paged(gpu, &label, len, hd, dtype, p.clone())
+                }
+            }
+        };
+        Ok(LayerState::Attention { k_cache: cache("k_cache")?, v_cache: cache("v_cache")? })
     }
 
     /// The rope table [max_seq, rotary_dim/2, 2] at `rope_theta`.

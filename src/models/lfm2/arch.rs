@@ -7,9 +7,9 @@ use std::path::Path;
 use super::config::{LayerKind, Lfm2Config};
 use super::graph::build_graph;
 use super::Lfm2Weights;
-use crate::gpu::{Gpu, KvDtype};
+use crate::gpu::Gpu;
 use crate::graph::DeviceTensor;
-use crate::models::decoder::{Built, GraphIo, LayerState, Mode, TextArch};
+use crate::models::decoder::{Built, GraphIo, KvSpec, LayerState, Mode, TextArch};
 use crate::models::rope::RopeScaling;
 use crate::models::text_base;
 use crate::models::text_config::TextConfig;
@@ -54,7 +54,7 @@ impl TextArch for Lfm2Arch {
         chunk: usize,
         max_seq: usize,
         slots: usize,
-        kv: KvDtype,
+        kv: &KvSpec,
     ) -> Result<GraphIo, ModelError> {
         let c = &self.cfg;
         let mut io = GraphIo::base(gpu, chunk, max_seq)?;

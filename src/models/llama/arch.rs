@@ -3,8 +3,8 @@
 use std::path::Path;
 
 use super::{build_graph, LlamaConfig, LlamaWeights};
-use crate::gpu::{Gpu, KvDtype};
-use crate::models::decoder::{Built, GraphIo, Mode, TextArch};
+use crate::gpu::Gpu;
+use crate::models::decoder::{Built, GraphIo, KvSpec, Mode, TextArch};
 use crate::models::llama::config::{RawConfig, ARCHITECTURES};
 use crate::models::text_base::config_error;
 use crate::models::text_config::TextConfig;
@@ -64,7 +64,7 @@ impl TextArch for LlamaArch {
         chunk: usize,
         max_seq: usize,
         slots: usize,
-        kv: KvDtype,
+        kv: &KvSpec,
     ) -> Result<GraphIo, ModelError> {
         let c = &self.cfg;
         let mut io = GraphIo::base(gpu, chunk, max_seq)?;

@@ -18,14 +18,19 @@
 
 use std::sync::Arc;
 
+mod blocks;
 mod packed;
 mod prefix;
 mod scratch;
 
+pub use blocks::PoolUsage;
+
 use super::{Session, SessionOptions, TextModel};
 use crate::gpu::Gpu;
+use crate::gpu::KvPaging;
+use crate::graph::tensor::KvPages;
 use crate::graph::{DeviceTensor, Plan, PlanOptions, TensorId};
-use crate::models::decoder::{GraphIo, LayerState, Mode};
+use crate::models::decoder::{GraphIo, KvSpec, LayerState, Mode};
 use crate::models::ModelError;
 use crate::passes::{self, PassLimits};
 
@@ -92,6 +97,13 @@ pub struct BatchedDecoder {
     packed: Option<packed::Packed>,
     /// The family has recurrent layer state (one region per slot, describing its whole sequence).
     recurrent: bool,
+    /// A paged KV pool (`LoadOptions::kv_pool`): its blocks' holders, and the block table the rows
+    /// kernels read ([slots, table_stride], rewritten whole when a holder changes).
+    pool: Option<blocks::BlockPool>,
+    kv_table: Option<(wgpu::Buffer, usize)>,
+    table_dirty: bool,
+    /// Released slots whose kept K/V the pool gave to other sequences (`take_evicted`).
+    evicted: Vec<Slot>,
 }
 
 fn buf(t: &DeviceTensor) -> &wgpu::Buffer {
@@ -108,7 +120,25 @@ impl BatchedDecoder {
         let gpu = model.exec.gpu().clone();
         let max_seq = model.max_context();
         let slots = slots.clamp(1, crate::graph::dispatch::MAX_BATCH_ROWS);
-        let io = arch.new_batched_io(&gpu, slots, max_seq, model.opts.kv_dtype)?;
+        let mut kv = KvSpec::from(model.opts.kv_dtype);
+        let mut pool = None;
+        let mut kv_table = None;
+        if let Some(opts) = model.opts.kv_pool {
+            let block_tokens = opts.block_tokens.max(1).next_power_of_two();
+            let stride = max_seq.div_ceil(block_tokens);
+            // At least one sequence of the whole context, so any one request fits an idle pool.
+            let blocks = opts.tokens.div_ceil(block_tokens).max(stride);
+            let table = gpu.storage("kv block table", (slots * stride * 4) as u64);
+            let paging = KvPaging {
+                block_shift: block_tokens.trailing_zeros(),
+                blocks: blocks as u32,
+                table_stride: stride as u32,
+            };
+            kv.pages = Some(KvPages { paging, table: table.clone() });
+            pool = Some(blocks::BlockPool::new(blocks, block_tokens, slots));
+            kv_table = Some((table, stride));
+        }
+        let io = arch.new_batched_io(&gpu, slots, max_seq, &kv)?;
         let mut built = arch.build_graph(&io, Mode::BatchedDecode);
         // The fused kernels take rows like the plain ones (ROWS per workgroup), so the same passes apply:
         // unfused, a SmolLM2 step was 394 dispatches.
@@ -128,9 +158,11 @@ impl BatchedDecoder {
             LayerState::Attention { k_cache, .. } => Some(k_cache),
             LayerState::Recurrent(_) => None,
         });
+        // Positions the cache holds for each kv head: max_seq per slot, or the pool's.
+        let rows = pool.as_ref().map_or(slots * max_seq, |p: &blocks::BlockPool| p.usage().total * p.block_tokens());
         let (kv_heads, head_dim) = match kv.map(|k| k.as_ref()) {
             Some(DeviceTensor::F32 { len, cols, .. } | DeviceTensor::Kv { len, cols, .. }) => {
-                (len / (slots * max_seq * cols), *cols)
+                (len / (rows * cols), *cols)
             }
             Some(_) => unreachable!("KV caches are f32 or packed"),
             None => return Err(ModelError::Unsupported("batched decode without attention layers".into())),
@@ -175,6 +207,10 @@ impl BatchedDecoder {
             solo_fed: 0,
             packed,
             recurrent,
+            pool,
+            kv_table,
+            table_dirty: true,
+            evicted: Vec::new(),
         })
     }
 
@@ -195,12 +231,13 @@ impl BatchedDecoder {
     /// state's per slot (conv windows, delta-rule matrices; 0 for dense families).
     pub fn state_bytes(&self) -> (u64, u64) {
         let slots = self.slots() as u64;
+        let positions = self.cache_positions() as u64;
         let mut per_token = 0;
         let mut per_slot = 0;
         for l in &self.io.layers {
             match l {
                 LayerState::Attention { k_cache, v_cache } => {
-                    per_token += (buf(k_cache).size() + buf(v_cache).size()) / (slots * self.io.max_seq as u64)
+                    per_token += (buf(k_cache).size() + buf(v_cache).size()) / positions
                 }
                 LayerState::Recurrent(v) => per_slot += v.iter().map(|t| buf(t).size()).sum::<u64>() / slots,
             }
@@ -218,6 +255,63 @@ impl BatchedDecoder {
                 LayerState::Recurrent(_) => 0,
             })
             .sum()
+    }
+
+    /// Positions the batched caches hold: max_seq per slot, or the paged pool's blocks.
+    fn cache_positions(&self) -> usize {
+        self.pool.as_ref().map_or(self.slots() * self.io.max_seq, |p| p.usage().total * p.block_tokens())
+    }
+
+    /// The paged pool's occupancy (None: a region per slot).
+    pub fn pool_usage(&self) -> Option<PoolUsage> {
+        self.pool.as_ref().map(|p| p.usage())
+    }
+
+    /// Released slots whose kept K/V were given to other sequences since the last call: a prefix
+    /// cache must forget them.
+    pub fn take_evicted(&mut self) -> Vec<Slot> {
+        std::mem::take(&mut self.evicted)
+    }
+
+    /// Makes the slot's sequence live in the pool with blocks for its first `positions` positions
+    /// (a paged pool; nothing otherwise). A released slot's kept blocks may be taken for it.
+    fn hold(&mut self, slot: Slot, positions: usize) -> Result<(), ModelError> {
+        let Some(pool) = self.pool.as_mut() else { return Ok(()) };
+        pool.start(slot);
+        let before = pool.table_row(slot).len();
+        let evicted =
+            pool.ensure(slot, positions).map_err(|e| ModelError::KvPoolFull { need: e.need, free: e.free })?;
+        for &s in &evicted {
+            self.kept[s] = 0;
+        }
+        self.table_dirty |= !evicted.is_empty() || pool.table_row(slot).len() != before;
+        self.evicted.extend(evicted);
+        Ok(())
+    }
+
+    /// A slot starting a new sequence from its first `keep` positions: the blocks past them go back.
+    fn restart(&mut self, slot: Slot, keep: usize) {
+        if let Some(pool) = self.pool.as_mut() {
+            pool.start(slot);
+            let before = pool.table_row(slot).len();
+            pool.truncate(slot, keep);
+            self.table_dirty |= pool.table_row(slot).len() != before;
+        }
+    }
+
+    /// Writes the block table where a holder changed (before work that reads it is submitted: the
+    /// queue orders the write after the steps already submitted).
+    fn sync_table(&mut self) {
+        let (Some(pool), Some((table, stride))) = (&self.pool, &self.kv_table) else { return };
+        if !std::mem::take(&mut self.table_dirty) {
+            return;
+        }
+        let mut words = vec![0u32; self.pos.len() * stride];
+        for (slot, row) in words.chunks_mut(*stride).enumerate() {
+            let held = pool.table_row(slot);
+            row[..held.len()].copy_from_slice(held);
+        }
+        self.gpu.queue.write_buffer(table, 0, bytemuck::cast_slice(&words));
     }
 
     pub fn decode_dispatches(&self) -> usize {
@@ -252,7 +346,7 @@ impl BatchedDecoder {
             return Ok(());
         }
         let start = self.pos[slot];
-        self.kept[slot] = 0;
+        self.begin_append(slot, tokens.len())?;
         self.load_scratch(slot);
         self.scratch.prefill(tokens)?;
         self.store_scratch(slot, start);
@@ -267,11 +361,23 @@ impl BatchedDecoder {
             return Ok(Vec::new());
         }
         let start = self.pos[slot];
-        self.kept[slot] = 0;
+        self.begin_append(slot, tokens.len())?;
         self.load_scratch(slot);
         let logits = self.scratch.prefill_all_logits(tokens)?;
         self.store_scratch(slot, start);
         Ok(logits)
+    }
+
+    /// Before `more` positions are appended to the slot's sequence: a new sequence (empty slot) gives
+    /// back what the slot kept of its last one, and the pool gives the room (or fails, changing nothing
+    /// the sequence holds).
+    fn begin_append(&mut self, slot: Slot, more: usize) -> Result<(), ModelError> {
+        if self.pos[slot] == 0 {
+            self.restart(slot, 0);
+        }
+        self.hold(slot, self.pos[slot] + more)?;
+        self.kept[slot] = 0;
+        Ok(())
     }
 
     /// One batched decode step: row r feeds `batch[r].1` to the sequence in slot `batch[r].0`. Slots must
@@ -287,6 +393,10 @@ impl BatchedDecoder {
         self.flush();
         self.write_rows(batch)?;
         let slots: Vec<Slot> = batch.iter().map(|b| b.0).collect();
+        for &s in &slots {
+            self.begin_append(s, 1)?;
+        }
+        self.sync_table();
         self.submit_step(&slots, false);
         Ok(())
     }
@@ -309,8 +419,14 @@ impl BatchedDecoder {
             self.staged = Some(prev);
             return Err(ModelError::Unsupported("a chained decode step must repeat the previous step's rows".into()));
         }
-        self.write_positions(slots)?;
+        if let Err(e) =
+            self.write_positions(slots).and_then(|()| slots.iter().try_for_each(|&s| self.begin_append(s, 1)))
+        {
+            self.staged = Some(prev);
+            return Err(e);
+        }
         self.flush();
+        self.sync_table();
         self.submit_step(slots, true);
         Ok(self.read_staged(&prev)?.0)
     }
@@ -330,6 +446,8 @@ impl BatchedDecoder {
     /// scratch plan's barrier failure word where it has one, copied into the next staging buffer.
     fn solo_step(&mut self, slot: Slot, token: Option<u32>) -> Result<(), ModelError> {
         self.room(slot, 1)?;
+        // Its row is copied into the slot's blocks later (`flush`), which then cannot fail.
+        self.begin_append(slot, 1)?;
         let pos = self.pos[slot];
         debug_assert!(token.is_some() || (self.last[slot] == Last::Solo && self.scratch_holds == Some((slot, pos))));
         self.load_scratch(slot);

@@ -16,7 +16,7 @@ use crate::text::TextTokenizer;
 use crate::weights::{Checkpoint, TensorSource, WeightFormat};
 use architectures::load_text_arch;
 
-pub use batch::BatchedDecoder;
+pub use batch::{BatchedDecoder, PoolUsage};
 pub use session::{Session, SessionOptions, SHORT_PREFILL_ROWS};
 
 #[derive(Debug, Clone)]
@@ -30,6 +30,17 @@ pub struct LoadOptions {
     pub fusion: FusionConfig,
     /// The KV caches' values (the server's `kv_dtype`).
     pub kv_dtype: KvDtype,
+    /// The batched decoder's KV caches as a paged pool (None: a region of max_context positions per
+    /// slot). Single sequences (`Session`) keep one contiguous cache.
+    pub kv_pool: Option<KvPoolOptions>,
+}
+
+/// A paged KV pool: room for `tokens` positions over all sequences (rounded up to whole blocks, and
+/// at least one sequence of the whole context), in blocks of `block_tokens` (a power of two).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KvPoolOptions {
+    pub tokens: usize,
+    pub block_tokens: usize,
 }
 
 impl Default for LoadOptions {
@@ -40,6 +51,7 @@ impl Default for LoadOptions {
             prefill_chunk: 1024,
             fusion: FusionConfig::default(),
             kv_dtype: KvDtype::F32,
+            kv_pool: None,
         }
     }
 }

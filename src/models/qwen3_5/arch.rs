@@ -4,9 +4,9 @@
 use std::path::Path;
 
 use super::{Qwen35Config, Qwen35Weights};
-use crate::gpu::{Gpu, KvDtype};
+use crate::gpu::Gpu;
 use crate::graph::DeviceTensor;
-use crate::models::decoder::{Built, GraphIo, LayerState, Mode, TextArch};
+use crate::models::decoder::{Built, GraphIo, KvSpec, LayerState, Mode, TextArch};
 use crate::models::qwen3_5::config::LayerKind;
 use crate::models::rope::RopeScaling;
 use crate::models::text_base;
@@ -56,7 +56,7 @@ impl TextArch for Qwen35Arch {
         chunk: usize,
         max_seq: usize,
         slots: usize,
-        kv: KvDtype,
+        kv: &KvSpec,
     ) -> Result<GraphIo, ModelError> {
         let c = &self.cfg;
         let mut io = GraphIo::base(gpu, chunk, max_seq)?;

@@ -72,8 +72,12 @@ impl BatchedDecoder {
                 return Err(ModelError::Unsupported(format!("slot {slot} twice in one packed prefill")));
             }
         }
+        for &(slot, tokens) in &seqs {
+            self.begin_append(slot, tokens.len())?;
+        }
         // Rows of single-sequence steps still only in the scratch cache go into their slot first.
         self.flush();
+        self.sync_table();
         let (tokens, rows) = self.packed_rows(&seqs);
         let longest = self.packed_context(&seqs);
         let p = self.packed.as_ref().expect("checked above");

@@ -16,7 +16,16 @@ impl BatchedDecoder {
             self.kept[slot] = self.pos[slot];
             self.pos[slot] = 0;
             self.last[slot] = Last::None;
+            if let Some(pool) = self.pool.as_mut() {
+                pool.release(slot);
+            }
         }
+    }
+
+    /// Positions of the slot's cache that hold its sequence: the live one's, or what it kept of its
+    /// last one (0 once a paged pool gave those blocks to another sequence).
+    pub fn held(&self, slot: Slot) -> usize {
+        self.pos.get(slot).map_or(0, |&p| p.max(self.kept[slot]))
     }
 
     /// Starts a new sequence in the free slot `to` with the first `n` positions of the K/V that slot
@@ -30,7 +39,7 @@ impl BatchedDecoder {
                 "recurrent state continues only its own whole sequence (slot {from}, {n} positions, into slot {to})"
             )));
         }
-        let held = self.pos[from].max(self.kept[from]);
+        let held = self.held(from);
         if n > held || self.pos[to] != 0 || n > self.io.max_seq {
             return Err(ModelError::Unsupported(format!(
                 "reusing {n} positions of slot {from} (it holds {held}) in slot {to} (holding {})",
@@ -39,15 +48,25 @@ impl BatchedDecoder {
         }
         if from != to {
             // The caches are one buffer and a copy may not read and write the same buffer: the rows
-            // go through the scratch cache, which then holds the new sequence's prefix.
+            // go through the scratch cache, which then holds the new sequence's prefix. The copy out
+            // of `from` is recorded first: the room `to` gets may be `from`'s own kept blocks.
             self.flush();
             let mut enc = self.gpu.device.create_command_encoder(&Default::default());
             self.copy_kv(&mut enc, from, 0, n, false);
+            self.scratch_holds = None;
+            self.restart(to, 0);
+            if let Err(e) = self.hold(to, n) {
+                self.gpu.queue.submit([enc.finish()]);
+                return Err(e);
+            }
             self.copy_kv(&mut enc, to, 0, n, true);
             self.gpu.queue.submit([enc.finish()]);
             self.scratch_holds = Some((to, n));
-        } else if let Some((s, m)) = self.scratch_holds.filter(|&(s, _)| s == to) {
-            self.scratch_holds = Some((s, m.min(n)));
+        } else {
+            self.restart(to, n);
+            if let Some((s, m)) = self.scratch_holds.filter(|&(s, _)| s == to) {
+                self.scratch_holds = Some((s, m.min(n)));
+            }
         }
         self.kept[to] = 0;
         self.pos[to] = n;
@@ -57,8 +76,10 @@ impl BatchedDecoder {
 
     /// Whether `reuse_prefix(from, to, n)` can be done by this family: with recurrent layer state
     /// (which describes a whole sequence), only a released slot's whole sequence, into that slot
-    /// (a chat's next turn).
+    /// (a chat's next turn); and only while the slot still holds them (a paged pool may have given
+    /// them to another sequence).
     pub fn can_reuse_prefix(&self, from: Slot, to: Slot, n: usize) -> bool {
-        !self.recurrent || (from == to && self.pos.get(to) == Some(&0) && self.kept.get(to) == Some(&n))
+        let whole = from == to && self.pos.get(to) == Some(&0) && self.kept.get(to) == Some(&n);
+        self.held(from) >= n && (!self.recurrent || whole)
     }
 }

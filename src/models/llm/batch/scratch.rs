@@ -5,7 +5,30 @@ use super::{buf, BatchedDecoder, Last, Slot};
 use crate::models::decoder::LayerState;
 
 impl BatchedDecoder {
-    /// Copies positions [from, to) of every layer's K and V between the slot's region of the batched
+    /// Where positions [from, to) of the slot's sequence lie in the batched caches, for kv head 0, as
+    /// runs (first position, end, row of the first position); kv head h's rows are `head_rows * h`
+    /// further. One run for a region per slot; with a paged pool, one per range of consecutive blocks.
+    fn kv_runs(&self, slot: Slot, from: usize, to: usize) -> (Vec<(usize, usize, usize)>, usize) {
+        let ms = self.io.max_seq;
+        let Some(pool) = &self.pool else {
+            return (vec![(from, to, slot * self.kv_heads * ms + from)], ms);
+        };
+        let (bt, table) = (pool.block_tokens(), pool.table_row(slot));
+        let mut runs: Vec<(usize, usize, usize)> = Vec::new();
+        let mut at = from;
+        while at < to {
+            let end = to.min((at / bt + 1) * bt);
+            let row = table[at / bt] as usize * bt + at % bt;
+            match runs.last_mut() {
+                Some(last) if last.2 + (last.1 - last.0) == row => last.1 = end,
+                _ => runs.push((at, end, row)),
+            }
+            at = end;
+        }
+        (runs, pool.usage().total * bt)
+    }
+
+    /// Copies positions [from, to) of every layer's K and V between the slot's place in the batched
     /// caches and the scratch session's caches.
     pub(super) fn copy_kv(&self, enc: &mut wgpu::CommandEncoder, slot: Slot, from: usize, to: usize, into_slot: bool) {
         if from >= to {
@@ -13,7 +36,7 @@ impl BatchedDecoder {
         }
         let (hd, ms) = (self.head_dim as u64, self.io.max_seq as u64);
         let row_bytes = hd * self.kv_value_bytes as u64;
-        let slot_base = slot as u64 * self.kv_heads as u64 * ms * row_bytes;
+        let (runs, head_rows) = self.kv_runs(slot, from, to);
         for (big, small) in self.io.layers.iter().zip(&self.scratch.io().layers) {
             let (
                 LayerState::Attention { k_cache: bk, v_cache: bv },
@@ -24,12 +47,15 @@ impl BatchedDecoder {
             };
             for (b, s) in [(bk, sk), (bv, sv)] {
                 for h in 0..self.kv_heads as u64 {
-                    let off = (h * ms + from as u64) * row_bytes;
-                    let size = (to - from) as u64 * row_bytes;
-                    if into_slot {
-                        enc.copy_buffer_to_buffer(buf(s), off, buf(b), slot_base + off, size);
-                    } else {
-                        enc.copy_buffer_to_buffer(buf(b), slot_base + off, buf(s), off, size);
+                    for &(a, e, row) in &runs {
+                        let small_off = (h * ms + a as u64) * row_bytes;
+                        let big_off = (h * head_rows as u64 + row as u64) * row_bytes;
+                        let size = (e - a) as u64 * row_bytes;
+                        if into_slot {
+                            enc.copy_buffer_to_buffer(buf(s), small_off, buf(b), big_off, size);
+                        } else {
+                            enc.copy_buffer_to_buffer(buf(b), big_off, buf(s), small_off, size);
+                        }
                     }
                 }
             }

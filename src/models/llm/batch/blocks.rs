@@ -1,0 +1,185 @@
+//! The paged KV pool's bookkeeping on the host: which blocks each slot's sequence holds (its block
+//! table row), which are free, and which a released slot keeps for a later prefix reuse until a
+//! live sequence needs the room (least recently released first).
+
+use std::collections::BTreeSet;
+
+/// Why blocks could not be had: every block is held by a live sequence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PoolFull {
+    pub need: usize,
+    pub free: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Holder {
+    Live,
+    /// Released at this tick of the pool's clock: its blocks are a cached prefix, evictable.
+    Kept(u64),
+}
+
+#[derive(Debug)]
+pub struct BlockPool {
+    block_tokens: usize,
+    total: usize,
+    /// Lowest first, so a sequence allocated in one go gets consecutive blocks (copied as one range).
+    free: BTreeSet<u32>,
+    held: Vec<Vec<u32>>,
+    holder: Vec<Holder>,
+    clock: u64,
+}
+
+/// Occupancy of the pool, in blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PoolUsage {
+    pub block_tokens: usize,
+    pub total: usize,
+    /// Held by live sequences.
+    pub live: usize,
+    /// Kept by released slots (prefixes a new sequence may reuse; given up when room is needed).
+    pub cached: usize,
+}
+
+impl BlockPool {
+    pub fn new(blocks: usize, block_tokens: usize, slots: usize) -> BlockPool {
+        BlockPool {
+            block_tokens,
+            total: blocks,
+            free: (0..blocks as u32).collect(),
+            held: vec![Vec::new(); slots],
+            holder: vec![Holder::Kept(0); slots],
+            clock: 0,
+        }
+    }
+
+    pub fn block_tokens(&self) -> usize {
+        self.block_tokens
+    }
+
+    /// Blocks `positions` positions fill.
+    pub fn blocks_for(&self, positions: usize) -> usize {
+        positions.div_ceil(self.block_tokens)
+    }
+
+    /// The slot's blocks, in position order (its block table row).
+    pub fn table_row(&self, slot: usize) -> &[u32] {
+        &self.held[slot]
+    }
+
+    pub fn usage(&self) -> PoolUsage {
+        let (mut live, mut cached) = (0, 0);
+        for (h, b) in self.holder.iter().zip(&self.held) {
+            match h {
+                Holder::Live => live += b.len(),
+                Holder::Kept(_) => cached += b.len(),
+            }
+        }
+        PoolUsage { block_tokens: self.block_tokens, total: self.total, live, cached }
+    }
+
+    /// The slot's sequence is live: its blocks are no longer evictable.
+    pub fn start(&mut self, slot: usize) {
+        self.holder[slot] = Holder::Live;
+    }
+
+    /// The slot's sequence ended: its blocks stay as a cached prefix until room is needed.
+    pub fn release(&mut self, slot: usize) {
+        self.clock += 1;
+        self.holder[slot] = Holder::Kept(self.clock);
+    }
+
+    /// Gives back the slot's blocks past those `positions` positions fill.
+    pub fn truncate(&mut self, slot: usize, positions: usize) {
+        let keep = self.blocks_for(positions);
+        if self.held[slot].len() > keep {
+            self.free.extend(self.held[slot].drain(keep..));
+        }
+    }
+
+    /// Makes the slot hold blocks for its first `positions` positions, taking free blocks first and then
+    /// those of the least recently released slots (never a live one's, nor the slot's own). Returns the
+    /// slots whose kept blocks were taken (their cached prefixes are gone).
+    pub fn ensure(&mut self, slot: usize, positions: usize) -> Result<Vec<usize>, PoolFull> {
+        let need = self.blocks_for(positions).saturating_sub(self.held[slot].len());
+        let mut evicted = Vec::new();
+        while self.free.len() < need {
+            let victim = (0..self.held.len())
+                .filter(|&s| s != slot && !self.held[s].is_empty())
+                .filter_map(|s| match self.holder[s] {
+                    Holder::Kept(t) => Some((t, s)),
+                    Holder::Live => None,
+                })
+                .min();
+            let Some((_, s)) = victim else {
+                return Err(PoolFull { need, free: self.free.len() });
+            };
+            self.free.extend(self.held[s].drain(..));
+            evicted.push(s);
+        }
+        for _ in 0..need {
+            let b = self.free.pop_first().expect("counted above");
+            self.held[slot].push(b);
+        }
+        Ok(evicted)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_are_allocated_on_demand_lowest_first() {
+        let mut p = BlockPool::new(10, 4, 3);
+        p.start(0);
+        assert_eq!(p.ensure(0, 1), Ok(vec![]));
+        assert_eq!(p.table_row(0), [0]);
+        p.ensure(0, 4).unwrap();
+        assert_eq!(p.table_row(0), [0], "4 positions fit one block of 4");
+        p.ensure(0, 5).unwrap();
+        assert_eq!(p.table_row(0), [0, 1]);
+        p.start(1);
+        p.ensure(1, 9).unwrap();
+        assert_eq!(p.table_row(1), [2, 3, 4]);
+        assert_eq!(p.usage(), PoolUsage { block_tokens: 4, total: 10, live: 5, cached: 0 });
+        p.truncate(1, 4);
+        assert_eq!(p.table_row(1), [2]);
+        p.ensure(1, 12).unwrap();
+        assert_eq!(p.table_row(1), [2, 3, 4], "given-back blocks come back lowest first");
+    }
+
+    #[test]
+    fn a_full_pool_evicts_the_least_recently_released_slot_and_never_a_live_one() {
+        let mut p = BlockPool::new(6, 2, 4);
+        for s in 0..3 {
+            p.start(s);
+            p.ensure(s, 4).unwrap();
+        }
+        // Released in the order 2, 0: slot 2's prefix is the older.
+        p.release(2);
+        p.release(0);
+        assert_eq!(p.usage(), PoolUsage { block_tokens: 2, total: 6, live: 2, cached: 4 });
+        p.start(3);
+        assert_eq!(p.ensure(3, 2), Ok(vec![2]));
+        assert!(p.table_row(2).is_empty());
+        assert_eq!(p.table_row(0).len(), 2, "the newer prefix stays");
+        assert_eq!(p.ensure(3, 6), Ok(vec![0]));
+        assert_eq!(p.ensure(3, 6), Ok(vec![]));
+        // Only live blocks are left: more fails, and the live slot 1 keeps its blocks.
+        assert_eq!(p.ensure(3, 8), Err(PoolFull { need: 1, free: 0 }));
+        assert_eq!(p.table_row(1).len(), 2);
+        assert_eq!(p.usage().live, 6);
+    }
+
+    #[test]
+    fn a_slot_never_evicts_its_own_kept_blocks() {
+        let mut p = BlockPool::new(2, 2, 2);
+        p.start(0);
+        p.ensure(0, 4).unwrap();
+        p.release(0);
+        // Slot 0 starts again from its own prefix (reuse) and wants more than the pool has left.
+        p.start(0);
+        assert_eq!(p.ensure(0, 6), Err(PoolFull { need: 1, free: 0 }));
+        assert_eq!(p.table_row(0).len(), 2);
+    }
+}
