@@ -165,8 +165,10 @@ mod tests {
         assert_eq!(p.table_row(0).len(), 2, "the newer prefix stays");
         assert_eq!(p.ensure(3, 6), Ok(vec![0]));
         assert_eq!(p.ensure(3, 6), Ok(vec![]));
-        // Only live blocks are left: more fails, and the live slot 1 keeps its blocks.
-        assert_eq!(p.ensure(3, 8), Err(PoolFull { need: 1, free: 0 }));
+        // The last free block, then only live blocks are left: more fails, and the live slot 1 keeps its
+        // blocks.
+        assert_eq!(p.ensure(3, 8), Ok(vec![]));
+        assert_eq!(p.ensure(3, 10), Err(PoolFull { need: 1, free: 0 }));
         assert_eq!(p.table_row(1).len(), 2);
         assert_eq!(p.usage().live, 6);
     }
