@@ -10,7 +10,7 @@ use common::{assert_close, exec, gpu, randn, rng, rope_table};
 use gerbil::gpu::{KernelId, KvDtype};
 use gerbil::graph::ir::{AttentionDecode, AttnShape, RopeAttrs};
 use gerbil::graph::{DeviceTensor, Graph, Op, Plan, PlanOptions, Rows, TensorId};
-use gerbil::models::llm::{BatchedDecoder, KvPoolOptions, LoadOptions, Session, SessionOptions, TextModel};
+use gerbil::models::llm::{BatchedDecoder, KvPoolOptions, KvPoolSize, LoadOptions, Session, SessionOptions, TextModel};
 use gerbil::reference;
 use gerbil::weights::WeightFormat;
 use rand::Rng;
@@ -298,7 +298,7 @@ fn batched_decode_equals_single_sequences_packed_kv() {
 /// logits equal the single sequences' as with a region per slot.
 #[test]
 fn batched_decode_equals_single_sequences_paged_kv() {
-    let pool = Some(KvPoolOptions { tokens: 112, block_tokens: 8 });
+    let pool = Some(KvPoolOptions { size: KvPoolSize::Tokens(112), block_tokens: 8 });
     let int4 = WeightFormat::Int4 { group: 32 };
     for (name, format, tol, kv) in [
         ("llama", WeightFormat::F32, 2e-5, KvDtype::F32),

@@ -125,6 +125,25 @@ fn model_entry_errors_name_the_entry_and_field() {
     assert_eq!((c.models[0].kv_dtype, c.models[1].kv_dtype), (KvDtype::F16, KvDtype::F16), "the default KV cache");
     let c = load("models = [{ source = \"a\", kv_dtype = \"f32\" }, { source = \"b\", kv_dtype = \"fp8\" }]").unwrap();
     assert_eq!((c.models[0].kv_dtype, c.models[1].kv_dtype), (KvDtype::F32, KvDtype::Fp8));
+    let pool = |m: &crate::config::ModelSpec| (m.kv_cache_mb, m.kv_block_tokens);
+    assert_eq!(pool(&c.models[0]), (1024, 64), "the default KV pool");
+    let c = load("models = [{ source = \"a\", kv_cache_mb = 300, kv_block_tokens = 16 }]").unwrap();
+    assert_eq!(pool(&c.models[0]), (300, 16));
+    for (text, says) in [
+        ("models = [{ source = \"a\", kv_cache_mb = 0 }]", "kv_cache_mb must be at least 1"),
+        (
+            "models = [{ source = \"a\", kv_block_tokens = 48 }]",
+            "kv_block_tokens must be a power of two from 8 to 1024, not 48",
+        ),
+        ("models = [{ source = \"a\", kv_block_tokens = 4 }]", "not 4"),
+        ("models = [{ source = \"a\", kv_block_tokens = 2048 }]", "not 2048"),
+    ] {
+        let e = load(text).unwrap_err().to_string();
+        assert!(e.contains(says) && e.contains("model 'a'"), "{text}: {e}");
+    }
+    for ok in [8, 1024] {
+        load(&format!("models = [{{ source = \"a\", kv_block_tokens = {ok} }}]")).unwrap();
+    }
     for (text, says) in [
         ("models = [\"a/b\", { sorce = \"c/d\" }]", ["models[1]", "unknown field `sorce`"]),
         ("models = [{ source = \"c/d\", format = \"int8\" }]", ["models[0]", "unknown variant `int8`"]),

@@ -80,6 +80,16 @@ impl ServeConfig {
             if m.max_slots == Some(0) {
                 return Err(ConfigError::Invalid(format!("model '{}': max_slots must be at least 1", m.id())));
             }
+            if m.kv_cache_mb == 0 {
+                return Err(ConfigError::Invalid(format!("model '{}': kv_cache_mb must be at least 1", m.id())));
+            }
+            if !m.kv_block_tokens.is_power_of_two() || !(8..=1024).contains(&m.kv_block_tokens) {
+                return Err(ConfigError::Invalid(format!(
+                    "model '{}': kv_block_tokens must be a power of two from 8 to 1024, not {}",
+                    m.id(),
+                    m.kv_block_tokens
+                )));
+            }
         }
         Ok(())
     }

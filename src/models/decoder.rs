@@ -156,6 +156,15 @@ pub trait TextArch: Send + Sync {
     }
     /// Bytes of weights one decode step reads.
     fn weight_bytes(&self) -> u64;
+    /// Layers with a KV cache (the hybrid families' others keep recurrent state).
+    fn attention_layers(&self) -> usize {
+        self.layers()
+    }
+    /// KV cache bytes of one position of one sequence, with values of `kv`.
+    fn kv_bytes_per_position(&self, kv: KvDtype) -> usize {
+        let c = self.config();
+        2 * self.attention_layers() * c.kv_heads * c.head_dim * kv.bytes()
+    }
     /// The rope table and, per layer, `slots` regions of sequence state for `max_seq` tokens each (KV
     /// caches as `kv` says: [slots, kv_heads, max_seq, head_dim] or a paged pool; recurrent state
     /// [slots, ..] of one sequence's), token ids for `chunk` rows.

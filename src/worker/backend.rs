@@ -4,7 +4,7 @@
 //! list) can replace `SessionPool` without touching the scheduler. `BatchedBackend` is that
 //! implementation for families with batched decode graphs; `SessionPool` stays for the others.
 
-use crate::models::llm::{BatchedDecoder, Session, SessionOptions, TextModel};
+use crate::models::llm::{BatchedDecoder, PoolUsage, Session, SessionOptions, TextModel};
 use crate::models::ModelError;
 
 pub type Slot = usize;
@@ -28,6 +28,15 @@ pub trait TextBackend {
     }
     /// Tokens one slot's sequence may hold (prompt + generated).
     fn max_context(&self) -> usize;
+    /// The paged KV pool's occupancy (None: every slot has room for a whole context of its own).
+    fn kv_pool(&self) -> Option<PoolUsage> {
+        None
+    }
+    /// Released slots whose kept K/V went to other sequences since the last call (their cached
+    /// prefixes are gone).
+    fn take_evicted(&mut self) -> Vec<Slot> {
+        Vec::new()
+    }
     /// Appends `tokens` to the slot's sequence (a free slot starts empty) and
     /// computes the logits after the last one. Submits work; may not wait.
     fn prefill(&mut self, slot: Slot, tokens: &[u32]) -> Result<(), BackendError>;
@@ -187,6 +196,14 @@ impl TextBackend for BatchedBackend {
 
     fn max_context(&self) -> usize {
         self.decoder.max_seq()
+    }
+
+    fn kv_pool(&self) -> Option<PoolUsage> {
+        self.decoder.pool_usage()
+    }
+
+    fn take_evicted(&mut self) -> Vec<Slot> {
+        self.decoder.take_evicted()
     }
 
     fn prefill(&mut self, slot: Slot, tokens: &[u32]) -> Result<(), BackendError> {

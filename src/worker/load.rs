@@ -6,7 +6,7 @@ use std::path::Path;
 
 use crate::config::ModelSpec;
 use crate::executor::Executor;
-use crate::models::llm::{LoadOptions, TextModel};
+use crate::models::llm::{KvPoolOptions, KvPoolSize, LoadOptions, TextModel};
 use crate::weights::hub::HubOptions;
 use crate::weights::sources::resolve_model;
 
@@ -33,6 +33,10 @@ pub fn load_text_model(
         max_context,
         prefill_chunk,
         kv_dtype: spec.kv_dtype,
+        kv_pool: Some(KvPoolOptions {
+            size: KvPoolSize::Bytes(spec.kv_cache_mb << 20),
+            block_tokens: spec.kv_block_tokens,
+        }),
         ..Default::default()
     };
     let model = if is_gguf(&spec.source) {

@@ -32,6 +32,10 @@ pub struct Metrics {
     /// of all slots hold.
     pub kv_bytes_per_token: IntGaugeVec,
     pub kv_cache_bytes: IntGaugeVec,
+    /// The paged KV pool's blocks by state (live: held by running sequences; cached: kept by ended
+    /// ones as prefixes to reuse, given up when room is needed; free), and positions per block.
+    pub kv_pool_blocks: IntGaugeVec,
+    pub kv_block_tokens: IntGaugeVec,
     /// Audio jobs by model and outcome (done, cancelled, error).
     pub audio_jobs: IntCounterVec,
     /// Seconds of audio transcribed, by model.
@@ -174,6 +178,12 @@ impl Metrics {
                 &["model"],
             ),
             kv_cache_bytes: gauge("gerbil_kv_cache_bytes", "GPU memory of the KV caches of all slots", &["model"]),
+            kv_pool_blocks: gauge(
+                "gerbil_kv_pool_blocks",
+                "Blocks of the paged KV pool: held by running sequences (live), kept as cached prefixes (cached), free",
+                &["model", "state"],
+            ),
+            kv_block_tokens: gauge("gerbil_kv_block_tokens", "Positions per block of the paged KV pool", &["model"]),
             speech: super::speech_metrics::SpeechMetrics::new(&registry),
             registry,
         }

@@ -50,6 +50,8 @@ struct Active {
     pending: Option<u32>,
     generated: usize,
     prompt_logprobs: Vec<Option<TokenLogprob>>,
+    /// Blocks of the paged KV pool set aside for the sequence's longest possible length.
+    reserve: usize,
 }
 
 impl Active {
@@ -78,6 +80,8 @@ pub struct Scheduler {
     prefixes: PrefixCache,
     /// The device's state: a failure after it is lost is reported as the loss.
     health: Arc<DeviceHealth>,
+    /// Blocks of the paged KV pool the active sequences have set aside (`Active::reserve`).
+    reserved: usize,
 }
 
 impl Scheduler {
@@ -118,6 +122,34 @@ impl Scheduler {
             unread: None,
             prefixes,
             health: Default::default(),
+            reserved: 0,
+        }
+        .with_pool_metrics()
+    }
+
+    /// Sets the KV pool's gauges (block size once, occupancy after every step).
+    fn with_pool_metrics(self) -> Self {
+        if let Some(u) = self.backend.kv_pool() {
+            self.metrics.kv_block_tokens.with_label_values(&[&self.model]).set(u.block_tokens as i64);
+        }
+        self.report_pool();
+        self
+    }
+
+    fn report_pool(&self) {
+        let Some(u) = self.backend.kv_pool() else { return };
+        let free = u.total - u.live - u.cached;
+        for (state, n) in [("live", u.live), ("cached", u.cached), ("free", free)] {
+            self.metrics.kv_pool_blocks.with_label_values(&[&self.model, state]).set(n as i64);
+        }
+    }
+
+    /// Blocks of the paged KV pool a sequence may fill: its prompt and every token it may generate (a
+    /// running sequence then never waits for room; one that cannot have it yet waits in the queue).
+    fn reserve_for(&self, req: &ValidSequence) -> usize {
+        match self.backend.kv_pool() {
+            None => 0,
+            Some(u) => (req.prompt.len() + req.max_tokens).min(self.backend.max_context()).div_ceil(u.block_tokens),
         }
     }
 
@@ -168,6 +200,7 @@ impl Scheduler {
         self.admit();
         produced += self.prefill();
         produced += self.decode();
+        self.report_pool();
         let active = self.slots.iter().filter(|s| s.is_some()).count();
         self.metrics.active_slots.with_label_values(&[&self.model]).set(active as i64);
         let secs = t0.elapsed().as_secs_f64();
@@ -201,8 +234,18 @@ impl Scheduler {
     }
 
     fn admit(&mut self) {
+        for slot in self.backend.take_evicted() {
+            self.prefixes.forget(slot);
+        }
+        let total = self.backend.kv_pool().map_or(usize::MAX, |u| u.total);
         while self.slots.iter().any(Option::is_none) {
+            let Some(reserve) = self.waiting.front().map(|w| self.reserve_for(&w.req)) else { break };
+            // First come, first served: the head of the queue waits for room, and those behind it too.
+            if self.reserved + reserve > total {
+                break;
+            }
             let Some(w) = self.waiting.pop_front() else { break };
+            self.reserved += reserve;
             self.queue.release(1);
             self.metrics.prompt_tokens.with_label_values(&[&self.model]).inc_by(w.req.prompt.len() as u64);
             let sampler = Sampler::with_prompt(w.req.sampling.clone(), &w.req.prompt);
@@ -218,6 +261,7 @@ impl Scheduler {
                 pending: None,
                 generated: 0,
                 prompt_logprobs: Vec::new(),
+                reserve,
             });
         }
     }
@@ -576,6 +620,7 @@ impl Scheduler {
 
     fn release(&mut self, slot: Slot, outcome: Outcome) {
         if let Some(a) = self.slots[slot].take() {
+            self.reserved -= a.reserve;
             self.backend.release(slot);
             self.prefixes.keep(slot, a.kv);
             self.metrics.finish(&self.model, outcome);

@@ -47,6 +47,9 @@ impl TextArch for Lfm2Arch {
     fn weight_bytes(&self) -> u64 {
         self.weights.bytes()
     }
+    fn attention_layers(&self) -> usize {
+        self.cfg.layer_kinds.iter().filter(|k| **k == LayerKind::Attention).count()
+    }
 
     fn new_state(
         &self,

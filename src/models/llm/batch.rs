@@ -25,7 +25,7 @@ mod scratch;
 
 pub use blocks::PoolUsage;
 
-use super::{Session, SessionOptions, TextModel};
+use super::{KvPoolSize, Session, SessionOptions, TextModel};
 use crate::gpu::Gpu;
 use crate::gpu::KvPaging;
 use crate::graph::tensor::KvPages;
@@ -126,8 +126,13 @@ impl BatchedDecoder {
         if let Some(opts) = model.opts.kv_pool {
             let block_tokens = opts.block_tokens.max(1).next_power_of_two();
             let stride = max_seq.div_ceil(block_tokens);
-            // At least one sequence of the whole context, so any one request fits an idle pool.
-            let blocks = opts.tokens.div_ceil(block_tokens).max(stride);
+            let tokens = match opts.size {
+                KvPoolSize::Tokens(n) => n,
+                KvPoolSize::Bytes(b) => (b / arch.kv_bytes_per_position(model.opts.kv_dtype).max(1) as u64) as usize,
+            };
+            // At least one sequence of the whole context, so any one request fits an idle pool; at
+            // most every slot's.
+            let blocks = tokens.div_ceil(block_tokens).clamp(stride, slots * stride);
             let table = gpu.storage("kv block table", (slots * stride * 4) as u64);
             let paging = KvPaging {
                 block_shift: block_tokens.trailing_zeros(),

@@ -35,12 +35,21 @@ pub struct LoadOptions {
     pub kv_pool: Option<KvPoolOptions>,
 }
 
-/// A paged KV pool: room for `tokens` positions over all sequences (rounded up to whole blocks, and
-/// at least one sequence of the whole context), in blocks of `block_tokens` (a power of two).
+/// A paged KV pool: room for `size` over all sequences (rounded up to whole blocks, at least one
+/// sequence of the whole context, at most every slot's whole context), in blocks of `block_tokens`
+/// (a power of two).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KvPoolOptions {
-    pub tokens: usize,
+    pub size: KvPoolSize,
     pub block_tokens: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KvPoolSize {
+    /// Positions.
+    Tokens(usize),
+    /// Device memory of every layer's K and V (`TextArch::kv_bytes_per_position` each).
+    Bytes(u64),
 }
 
 impl Default for LoadOptions {

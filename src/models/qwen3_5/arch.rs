@@ -49,6 +49,9 @@ impl TextArch for Qwen35Arch {
     fn weight_bytes(&self) -> u64 {
         self.weights.bytes()
     }
+    fn attention_layers(&self) -> usize {
+        self.cfg.layer_kinds.iter().filter(|k| **k == LayerKind::Full).count()
+    }
 
     fn new_state(
         &self,
