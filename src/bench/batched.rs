@@ -7,7 +7,7 @@ use std::time::Instant;
 use super::memory::{MemoryFigures, MemoryProbe};
 use crate::executor::Executor;
 use crate::gpu::KvDtype;
-use crate::models::llm::{BatchedDecoder, LoadOptions, TextModel};
+use crate::models::llm::{BatchedDecoder, KvPoolOptions, KvPoolSize, LoadOptions, TextModel};
 use crate::models::ModelError;
 use crate::weights::random::RandomSource;
 use crate::weights::WeightFormat;
@@ -44,6 +44,9 @@ pub enum BatchedOutcome {
     },
 }
 
+/// The server's default `kv_cache_mb` (1024), in bytes.
+pub const DEFAULT_KV_CACHE_BYTES: u64 = 1024 << 20;
+
 /// One result per entry of `rows` (each at most the largest, which sets the decoder's slots).
 pub fn run(
     exec: &Executor,
@@ -56,8 +59,10 @@ pub fn run(
     let slots = rows.iter().copied().max().unwrap_or(1);
     let src = RandomSource { seed: 7, scale: 0.05 };
     let prompt_len = 8;
-    let opts =
-        LoadOptions { format, max_context: (prompt_len + 2 * steps + 16).max(256), kv_dtype, ..Default::default() };
+    // The server's paged pool (its default size, clamped to the slots' whole contexts).
+    let kv_pool = Some(KvPoolOptions { size: KvPoolSize::Bytes(DEFAULT_KV_CACHE_BYTES), block_tokens: 64 });
+    let max_context = (prompt_len + 2 * steps + 16).max(256);
+    let opts = LoadOptions { format, max_context, kv_dtype, kv_pool, ..Default::default() };
     let name = config.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
     let gpu = exec.gpu();
     let mut mem = MemoryProbe::start(gpu);

@@ -216,13 +216,22 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
                     "{:>16} state: KV ({}) {} bytes per token, recurrent {} bytes per sequence",
                     r.model, args.kv_dtype, r.kv_bytes_per_token, r.recurrent_bytes_per_sequence
                 );
-                // The serving case the KV type is chosen for: many long sequences at once.
-                let long = r.kv_bytes_per_token * 32 * 4096;
+                // The serving case the KV type and the paged pool are for: 32 slots of 4096 context. The
+                // pool is the server's default size; a region of 4096 per slot would take `regions`.
+                let regions = r.kv_bytes_per_token * 32 * 4096;
+                let f32_regions = regions * 4 / args.kv_dtype.bytes() as u64;
+                let pool = regions.min(batched::DEFAULT_KV_CACHE_BYTES);
+                let positions = pool / r.kv_bytes_per_token.max(1);
                 println!(
-                    "{:>16} KV of 32 sequences of 4096 tokens: {:.0} MB, {:.0}% of f32 caches'",
+                    "{:>16} KV for 32 slots of 4096 context: the default pool {:.0} MB ({} positions, {} a slot on average), {:.0}% of f32 regions' {:.0} MB ({} regions: {:.0} MB)",
                     r.model,
-                    long as f64 / 1e6,
-                    100.0 * args.kv_dtype.bytes() as f64 / 4.0
+                    pool as f64 / 1e6,
+                    positions,
+                    positions / 32,
+                    100.0 * pool as f64 / f32_regions as f64,
+                    f32_regions as f64 / 1e6,
+                    args.kv_dtype,
+                    regions as f64 / 1e6
                 );
             }
             for r in results {

@@ -8,7 +8,9 @@ use anyhow::Context;
 use crate::bench::profile;
 use crate::executor::Executor;
 use crate::gpu::{GpuOptions, KvDtype};
-use crate::models::llm::{BatchedDecoder, LoadOptions, Session, SessionOptions, TextModel, SHORT_PREFILL_ROWS};
+use crate::models::llm::{
+    BatchedDecoder, KvPoolOptions, KvPoolSize, LoadOptions, Session, SessionOptions, TextModel, SHORT_PREFILL_ROWS,
+};
 use crate::weights::random::RandomSource;
 use crate::weights::WeightFormat;
 
@@ -63,7 +65,12 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<()> {
     let format = if args.f32 { WeightFormat::F32 } else { WeightFormat::Int4 { group: 32 } };
     let prefill = args.prefill.unwrap_or(0);
     let max_context = (args.context + args.steps * 2 + 64).max(prefill);
-    let mut opts = LoadOptions { format, max_context, kv_dtype: args.kv_dtype, ..Default::default() };
+    // Batched steps over the server's paged pool (its default size, clamped to the slots' contexts).
+    let kv_pool = Some(KvPoolOptions {
+        size: KvPoolSize::Bytes(crate::bench::batched::DEFAULT_KV_CACHE_BYTES),
+        block_tokens: 64,
+    });
+    let mut opts = LoadOptions { format, max_context, kv_dtype: args.kv_dtype, kv_pool, ..Default::default() };
     if let Some(passes) = &args.without {
         opts.fusion = super::bench::without(passes)?;
     }
