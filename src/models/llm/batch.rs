@@ -3,8 +3,9 @@
 //! once for all rows; rope, KV append and attention at each row's own slot and position).
 //!
 //! Prefill runs in a single-sequence `Session` (the scratch) whose cache has the same per-slot layout;
-//! the new KV rows are then copied into the slot's region (GPU-side buffer copies, in submission order),
-//! so prompts of any length use the chunked prefill kernels while decode steps stay batched.
+//! the new KV rows are then copied into the slot's region or blocks (GPU-side buffer copies, in
+//! submission order) before a batched step or another slot needs them, so prompts of any length use the
+//! chunked prefill kernels while decode steps stay batched.
 //!
 //! Families with recurrent layer state (LFM2's conv windows, Qwen3.5's conv rings and delta-rule
 //! matrices) keep one state region per slot beside the KV regions: the scratch takes the slot's state
@@ -571,6 +572,10 @@ impl BatchedDecoder {
         steps: usize,
     ) -> Result<Option<crate::graph::profile::Profile>, ModelError> {
         self.write_rows(batch)?;
+        for &(s, _) in batch {
+            self.begin_append(s, 1)?;
+        }
+        self.sync_table();
         Ok(crate::graph::profile::plan_step(&self.plan, batch.len(), 0, steps))
     }
 

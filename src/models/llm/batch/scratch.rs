@@ -105,17 +105,21 @@ impl BatchedDecoder {
         }
     }
 
-    /// After a scratch prefill of positions [start, pos): KV rows into the slot, last logits row and greedy
-    /// token into the slot's prefill outputs.
+    /// After a scratch prefill of positions [start, pos): the last logits row and greedy token into the
+    /// slot's prefill outputs. The KV rows (and recurrent state) stay in the scratch until a batched step
+    /// or another slot needs them (`flush`): the first token does not wait for their copy, and a lone
+    /// sequence goes on decoding in the scratch without it.
     pub(super) fn store_scratch(&mut self, slot: Slot, start: usize) {
         let end = self.scratch.pos;
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
-        self.copy_kv(&mut enc, slot, start, end, true);
-        if self.recurrent {
-            self.copy_recurrent(&mut enc, slot, true);
-        }
         self.park_scratch_outputs(&mut enc, slot);
         self.gpu.queue.submit([enc.finish()]);
+        let from = match self.unflushed {
+            Some((s, f)) if s == slot => f.min(start),
+            _ => start,
+        };
+        debug_assert!(self.unflushed.is_none_or(|(s, _)| s == slot), "load_scratch flushed other slots");
+        self.unflushed = Some((slot, from));
         self.pos[slot] = end;
         self.last[slot] = Last::Prefill;
         self.scratch_holds = Some((slot, end));
