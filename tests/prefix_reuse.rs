@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use common::{exec, rng};
 use gerbil::gpu::KvDtype;
-use gerbil::models::llm::{BatchedDecoder, LoadOptions, Session, SessionOptions, TextModel};
+use gerbil::models::llm::{BatchedDecoder, KvPoolOptions, KvPoolSize, LoadOptions, Session, SessionOptions, TextModel};
 use gerbil::weights::WeightFormat;
 use gerbil::worker::backend::{BatchedBackend, SessionPool, TextBackend};
 use rand::Rng;
@@ -28,7 +28,11 @@ fn load(name: &str, format: WeightFormat) -> TextModel {
 }
 
 fn load_kv(name: &str, format: WeightFormat, kv_dtype: KvDtype) -> TextModel {
-    let opts = LoadOptions { format, max_context: 96, prefill_chunk: 16, kv_dtype, ..Default::default() };
+    load_pool(name, format, kv_dtype, None)
+}
+
+fn load_pool(name: &str, format: WeightFormat, kv_dtype: KvDtype, kv_pool: Option<KvPoolOptions>) -> TextModel {
+    let opts = LoadOptions { format, max_context: 96, prefill_chunk: 16, kv_dtype, kv_pool, ..Default::default() };
     TextModel::load(&exec(), &fixture(name), opts).unwrap()
 }
 
@@ -66,8 +70,11 @@ fn reuse_cases(name: &str, format: WeightFormat) {
 /// A continuation's logits against a fresh prefill of the whole sequence, where the reused rows came
 /// from decode steps (within `tol_decoded`) or from a prefill (`tol_prefilled`).
 fn reuse_cases_kv(name: &str, format: WeightFormat, kv: KvDtype, tol_decoded: f32, tol_prefilled: f32) {
+    reuse_cases_in(load_kv(name, format, kv), name, tol_decoded, tol_prefilled);
+}
+
+fn reuse_cases_in(model: TextModel, name: &str, tol_decoded: f32, tol_prefilled: f32) {
     let mut r = rng(&format!("prefix reuse {name}"));
-    let model = load_kv(name, format, kv);
     let vocab = model.arch.vocab() as u32;
     let mut tokens = |n: usize| -> Vec<u32> { (0..n).map(|_| r.random_range(0..vocab)).collect() };
     let mut dec = BatchedDecoder::new(&model, 4).unwrap();
@@ -119,8 +126,14 @@ fn reuse_cases_kv(name: &str, format: WeightFormat, kv: KvDtype, tol_decoded: f3
     let fed = dec.greedy_tokens(&[0, 1]).unwrap();
     dec.decode(&[(0, fed[0]), (1, fed[1])]).unwrap();
     let user_b: Vec<u32> = system.iter().copied().chain(tokens(7)).collect();
+    let live_before = dec.pool_usage().map(|u| u.live);
     dec.reuse_prefix(0, 3, system.len()).unwrap();
     dec.prefill(3, &user_b[system.len()..]).unwrap();
+    if let (Some(before), Some(u)) = (live_before, dec.pool_usage()) {
+        // Blocks of 8: slot 3 holds 25 positions in 4 blocks, sharing slot 0's first two.
+        assert_eq!(u.block_tokens, 8);
+        assert_eq!(u.live, before + 2, "{name}: the system prompt's two whole blocks are held once");
+    }
     let what = format!("{name}: system prompt copied from a live slot");
     check_continuation(&model, &mut dec, 3, &user_b, tol_prefilled, &what);
     // The source sequence is untouched: its next step equals a fresh session's.
@@ -172,6 +185,20 @@ fn reused_prefixes_equal_a_fresh_prefill_fp8_kv() {
     for (name, group) in [("llama", 32), ("qwen3", 128)] {
         reuse_cases_kv(name, WeightFormat::Int4 { group }, KvDtype::Fp8, 2e-2, 1e-5);
     }
+}
+
+/// A paged pool with blocks of 8 positions: a prefix from another slot shares its whole blocks and
+/// copies the part block after them (an 18-token system prompt: two shared, two positions copied; a
+/// 20-token prefix of an ended slot: two shared, four copied); the source goes on writing its own
+/// blocks; a chat's next turn keeps its slot's blocks.
+#[test]
+fn reused_prefixes_equal_a_fresh_prefill_paged() {
+    let kv_pool = Some(KvPoolOptions { size: KvPoolSize::Tokens(200), block_tokens: 8 });
+    for name in ["llama", "qwen2"] {
+        reuse_cases_in(load_pool(name, WeightFormat::F32, KvDtype::F32, kv_pool), name, 1e-4, 1e-5);
+    }
+    let model = load_pool("qwen3", WeightFormat::Int4 { group: 128 }, KvDtype::F16, kv_pool);
+    reuse_cases_in(model, "qwen3", 1e-4, 1e-5);
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! The paged KV pool's bookkeeping on the host: which blocks each slot's sequence holds (its block
 //! table row), which are free, and which a released slot keeps for a later prefix reuse until a
-//! live sequence needs the room (least recently released first).
+//! live sequence needs the room (least recently released first). A sequence starting from another's
+//! prefix shares that prefix's whole blocks (read only: each sequence writes only past its prefix),
+//! so a system prompt many requests share is held once.
 
 use std::collections::BTreeSet;
 
@@ -24,6 +26,8 @@ pub struct BlockPool {
     total: usize,
     /// Lowest first, so a sequence allocated in one go gets consecutive blocks (copied as one range).
     free: BTreeSet<u32>,
+    /// Slots holding each block: free at 0.
+    refs: Vec<u32>,
     held: Vec<Vec<u32>>,
     holder: Vec<Holder>,
     clock: u64,
@@ -46,6 +50,7 @@ impl BlockPool {
             block_tokens,
             total: blocks,
             free: (0..blocks as u32).collect(),
+            refs: vec![0; blocks],
             held: vec![Vec::new(); slots],
             holder: vec![Holder::Kept(0); slots],
             clock: 0,
@@ -66,15 +71,39 @@ impl BlockPool {
         &self.held[slot]
     }
 
+    /// Blocks held (each once, however many slots share it): by a live sequence, or only by released
+    /// slots.
     pub fn usage(&self) -> PoolUsage {
-        let (mut live, mut cached) = (0, 0);
+        let mut live_block = vec![false; self.total];
         for (h, b) in self.holder.iter().zip(&self.held) {
-            match h {
-                Holder::Live => live += b.len(),
-                Holder::Kept(_) => cached += b.len(),
+            if *h == Holder::Live {
+                b.iter().for_each(|&b| live_block[b as usize] = true);
             }
         }
+        let live = live_block.iter().filter(|&&l| l).count();
+        let cached = self.total - self.free.len() - live;
         PoolUsage { block_tokens: self.block_tokens, total: self.total, live, cached }
+    }
+
+    /// One holder fewer for each block; those no slot holds any more are free.
+    fn give_back(&mut self, blocks: impl IntoIterator<Item = u32>) {
+        for b in blocks {
+            self.refs[b as usize] -= 1;
+            if self.refs[b as usize] == 0 {
+                self.free.insert(b);
+            }
+        }
+    }
+
+    /// The empty slot `to` starts with the first `blocks` blocks of slot `from` (a prefix of whole
+    /// blocks; `to` then writes only past them).
+    pub fn share(&mut self, from: usize, to: usize, blocks: usize) {
+        debug_assert!(self.held[to].is_empty(), "a sequence shares a prefix only when it starts");
+        let shared: Vec<u32> = self.held[from][..blocks.min(self.held[from].len())].to_vec();
+        for &b in &shared {
+            self.refs[b as usize] += 1;
+        }
+        self.held[to] = shared;
     }
 
     /// The slot's sequence is live: its blocks are no longer evictable.
@@ -92,7 +121,8 @@ impl BlockPool {
     pub fn truncate(&mut self, slot: usize, positions: usize) {
         let keep = self.blocks_for(positions);
         if self.held[slot].len() > keep {
-            self.free.extend(self.held[slot].drain(keep..));
+            let gone: Vec<u32> = self.held[slot].drain(keep..).collect();
+            self.give_back(gone);
         }
     }
 
@@ -113,11 +143,14 @@ impl BlockPool {
             let Some((_, s)) = victim else {
                 return Err(PoolFull { need, free: self.free.len() });
             };
-            self.free.extend(self.held[s].drain(..));
+            // Blocks it shares with others stay theirs: this may free fewer than it held.
+            let gone: Vec<u32> = self.held[s].drain(..).collect();
+            self.give_back(gone);
             evicted.push(s);
         }
         for _ in 0..need {
             let b = self.free.pop_first().expect("counted above");
+            self.refs[b as usize] = 1;
             self.held[slot].push(b);
         }
         Ok(evicted)
@@ -171,6 +204,32 @@ mod tests {
         assert_eq!(p.ensure(3, 10), Err(PoolFull { need: 1, free: 0 }));
         assert_eq!(p.table_row(1).len(), 2);
         assert_eq!(p.usage().live, 6);
+    }
+
+    #[test]
+    fn shared_prefix_blocks_are_held_once_and_freed_by_their_last_holder() {
+        let mut p = BlockPool::new(8, 4, 3);
+        p.start(0);
+        p.ensure(0, 10).unwrap();
+        assert_eq!(p.table_row(0), [0, 1, 2]);
+        // Slot 1 starts from slot 0's first two whole blocks and writes on in its own.
+        p.start(1);
+        p.share(0, 1, 2);
+        p.ensure(1, 9).unwrap();
+        assert_eq!(p.table_row(1), [0, 1, 3]);
+        assert_eq!(p.usage(), PoolUsage { block_tokens: 4, total: 8, live: 4, cached: 0 });
+        // Slot 0 ends: its own block and the shared ones stay (slot 1 is live on the shared ones).
+        p.release(0);
+        assert_eq!(p.usage(), PoolUsage { block_tokens: 4, total: 8, live: 3, cached: 1 });
+        // Room is needed: evicting slot 0 frees only the block no one else holds.
+        p.start(2);
+        assert_eq!(p.ensure(2, 20), Ok(vec![0]));
+        assert_eq!(p.table_row(2), [2, 4, 5, 6, 7]);
+        assert_eq!(p.table_row(1), [0, 1, 3], "the live sharer keeps the shared blocks");
+        p.release(1);
+        p.truncate(1, 0);
+        assert_eq!(p.usage(), PoolUsage { block_tokens: 4, total: 8, live: 5, cached: 0 });
+        assert_eq!(p.free.iter().copied().collect::<Vec<_>>(), [0, 1, 3]);
     }
 
     #[test]

@@ -48,18 +48,29 @@ impl BatchedDecoder {
         }
         if from != to {
             // The caches are one buffer and a copy may not read and write the same buffer: the rows
-            // go through the scratch cache, which then holds the new sequence's prefix. The copy out
-            // of `from` is recorded first: the room `to` gets may be `from`'s own kept blocks.
+            // go through the scratch cache, which then holds the new sequence's prefix (its prefill
+            // attends over them there). With a paged pool `to` shares the prefix's whole blocks and
+            // gets its own copy of the part block after them. The copy out of `from` is recorded
+            // first: the room `to` gets may be `from`'s own kept blocks.
             self.flush();
             let mut enc = self.gpu.device.create_command_encoder(&Default::default());
             self.copy_kv(&mut enc, from, 0, n, false);
             self.scratch_holds = None;
             self.restart(to, 0);
+            let shared = match self.pool.as_mut() {
+                Some(pool) => {
+                    let whole = n / pool.block_tokens();
+                    pool.share(from, to, whole);
+                    self.table_dirty = true;
+                    whole * pool.block_tokens()
+                }
+                None => 0,
+            };
             if let Err(e) = self.hold(to, n) {
                 self.gpu.queue.submit([enc.finish()]);
                 return Err(e);
             }
-            self.copy_kv(&mut enc, to, 0, n, true);
+            self.copy_kv(&mut enc, to, shared, n, true);
             self.gpu.queue.submit([enc.finish()]);
             self.scratch_holds = Some((to, n));
         } else {
