@@ -79,6 +79,7 @@ mod tests {
             assert!(text.contains(want), "{want} missing from {text}");
         }
         assert_eq!(p.block_tokens(), 16);
+        assert_eq!(KvLayout::from(KvDtype::Fp8), KvLayout { dtype: KvDtype::Fp8, paging: None });
         let flat = paging_prelude(None, 15);
         assert!(flat.contains("KV_PAGED: bool = false") && !flat.contains("kv_table"));
     }

@@ -164,6 +164,7 @@ mod tests {
     #[test]
     fn blocks_are_allocated_on_demand_lowest_first() {
         let mut p = BlockPool::new(10, 4, 3);
+        assert_eq!((p.block_tokens(), p.blocks_for(0), p.blocks_for(8), p.blocks_for(9)), (4, 0, 2, 3));
         p.start(0);
         assert_eq!(p.ensure(0, 1), Ok(vec![]));
         assert_eq!(p.table_row(0), [0]);
