@@ -22,6 +22,9 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
+mod packed;
+mod pool;
+
 use super::backend::{Slot, TextBackend};
 use super::metrics::{Metrics, Outcome};
 use super::msg::{FinishReason, SeqEvent, TokenLogprob, ValidGenerate, ValidSequence, WorkerError};
@@ -125,32 +128,6 @@ impl Scheduler {
             reserved: 0,
         }
         .with_pool_metrics()
-    }
-
-    /// Sets the KV pool's gauges (block size once, occupancy after every step).
-    fn with_pool_metrics(self) -> Self {
-        if let Some(u) = self.backend.kv_pool() {
-            self.metrics.kv_block_tokens.with_label_values(&[&self.model]).set(u.block_tokens as i64);
-        }
-        self.report_pool();
-        self
-    }
-
-    fn report_pool(&self) {
-        let Some(u) = self.backend.kv_pool() else { return };
-        let free = u.total - u.live - u.cached;
-        for (state, n) in [("live", u.live), ("cached", u.cached), ("free", free)] {
-            self.metrics.kv_pool_blocks.with_label_values(&[&self.model, state]).set(n as i64);
-        }
-    }
-
-    /// Blocks of the paged KV pool a sequence may fill: its prompt and every token it may generate (a
-    /// running sequence then never waits for room; one that cannot have it yet waits in the queue).
-    fn reserve_for(&self, req: &ValidSequence) -> usize {
-        match self.backend.kv_pool() {
-            None => 0,
-            Some(u) => (req.prompt.len() + req.max_tokens).min(self.backend.max_context()).div_ceil(u.block_tokens),
-        }
     }
 
     /// Reports failures after `health` says the device is lost as the loss (the worker passes its
@@ -336,65 +313,6 @@ impl Scheduler {
             }
         }
         produced
-    }
-
-    /// Where the backend packs prompts and two or more sequences (none scoring its prompt) have prompt
-    /// left: their chunks within the budget, shortest rest first (more first tokens sooner), in one
-    /// step, and the first token of each whose prompt completes from one readback. Returns the
-    /// tokens generated.
-    fn prefill_packed(&mut self, budget: &mut usize) -> usize {
-        let Some((max_rows, max_seqs)) = self.backend.packed_prefill_capacity() else { return 0 };
-        let mut pending: Vec<(usize, Slot)> = (0..self.slots.len())
-            .filter_map(|s| {
-                let a = self.slots[s].as_ref()?;
-                (!a.prefill_done() && !a.req.prompt_logprobs).then(|| (a.req.prompt.len() - a.prefilled, s))
-            })
-            .collect();
-        pending.sort_unstable();
-        let mut left = (*budget).min(max_rows);
-        let mut plan: Vec<(Slot, usize)> = Vec::new();
-        for (rest, slot) in pending {
-            if left == 0 || plan.len() == max_seqs {
-                break;
-            }
-            let take = left.min(rest);
-            left -= take;
-            plan.push((slot, take));
-        }
-        if plan.len() < 2 {
-            return 0;
-        }
-        let chunks: Vec<(Slot, &[u32])> = plan
-            .iter()
-            .filter_map(|&(slot, n)| {
-                let a = self.slots[slot].as_ref()?;
-                Some((slot, &a.req.prompt[a.prefilled..a.prefilled + n]))
-            })
-            .collect();
-        if let Err(e) = self.backend.prefill_packed(&chunks) {
-            let err = WorkerError::Engine(e.to_string());
-            for &(slot, _) in &plan {
-                self.fail(slot, err.clone());
-            }
-            return 0;
-        }
-        let mut complete = Vec::new();
-        for &(slot, n) in &plan {
-            *budget -= n;
-            let Some(a) = self.slots[slot].as_mut() else { continue };
-            a.kv.extend_from_slice(&a.req.prompt[a.prefilled..a.prefilled + n]);
-            a.prefilled += n;
-            a.len += n;
-            if !a.prefill_done() {
-                continue;
-            }
-            if a.req.max_tokens == 0 {
-                self.finish(slot, FinishReason::Length);
-            } else {
-                complete.push(slot);
-            }
-        }
-        self.choose_next(&complete)
     }
 
     /// One decode step over every sequence with a token to feed.
