@@ -265,3 +265,29 @@ fn continue_whole_sequence(name: &str, model: &TextModel, pool: &mut dyn TextBac
     let d = max_diff(&pool.logits(0).unwrap(), &fresh(model, &other, 1).0);
     assert!(d <= 1e-5, "{name}: a new sequence in a used session: {d}");
 }
+
+/// A slot whose prefix another sequence shares, reused for a shorter prefix of its own (the same
+/// prompt again after a longer sequence, an edited chat turn): it writes past that prefix inside a
+/// block the other sequence shares, so that block is copied first; the sharer stays intact.
+#[test]
+fn a_shorter_reuse_inside_a_shared_block_leaves_the_sharer_intact() {
+    let mut r = rng("prefix reuse shared block");
+    let kv_pool = Some(KvPoolOptions { size: KvPoolSize::Tokens(200), block_tokens: 8 });
+    let model = load_pool("llama", WeightFormat::F32, KvDtype::F32, kv_pool);
+    let vocab = model.arch.vocab() as u32;
+    let mut tokens = |n: usize| -> Vec<u32> { (0..n).map(|_| r.random_range(0..vocab)).collect() };
+    let mut dec = BatchedDecoder::new(&model, 4).unwrap();
+    let p = tokens(30);
+    dec.prefill(0, &p).unwrap();
+    // Slot 1 takes slot 0's first 20 positions: it shares blocks 0 and 1 (positions 0-15).
+    dec.reuse_prefix(0, 1, 20).unwrap();
+    let q: Vec<u32> = p[..20].iter().copied().chain(tokens(5)).collect();
+    dec.prefill(1, &q[20..]).unwrap();
+    dec.release(0);
+    // Slot 0 again from its first 12 positions: position 12 is inside block 1, which slot 1 holds too.
+    dec.reuse_prefix(0, 0, 12).unwrap();
+    let again: Vec<u32> = p[..12].iter().copied().chain(tokens(9)).collect();
+    dec.prefill(0, &again[12..]).unwrap();
+    check_continuation(&model, &mut dec, 0, &again, 1e-5, "the slot reused for a shorter prefix");
+    check_continuation(&model, &mut dec, 1, &q, 1e-5, "the sequence sharing its blocks");
+}

@@ -95,6 +95,11 @@ impl BlockPool {
         }
     }
 
+    /// Whether the slot's `index`-th block is held by another slot too (a sequence must not write it).
+    pub fn shared(&self, slot: usize, index: usize) -> bool {
+        self.held[slot].get(index).is_some_and(|&b| self.refs[b as usize] > 1)
+    }
+
     /// The empty slot `to` starts with the first `blocks` blocks of slot `from` (a prefix of whole
     /// blocks; `to` then writes only past them).
     pub fn share(&mut self, from: usize, to: usize, blocks: usize) {
@@ -219,6 +224,7 @@ mod tests {
         p.ensure(1, 9).unwrap();
         assert_eq!(p.table_row(1), [0, 1, 3]);
         assert_eq!(p.usage(), PoolUsage { block_tokens: 4, total: 8, live: 4, cached: 0 });
+        assert!(p.shared(0, 1) && p.shared(1, 1) && !p.shared(0, 2) && !p.shared(1, 2) && !p.shared(1, 3));
         // Slot 0 ends: its own block and the shared ones stay (slot 1 is live on the shared ones).
         p.release(0);
         assert_eq!(p.usage(), PoolUsage { block_tokens: 4, total: 8, live: 3, cached: 1 });

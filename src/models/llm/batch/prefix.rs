@@ -73,6 +73,21 @@ impl BatchedDecoder {
             self.copy_kv(&mut enc, to, shared, n, true);
             self.gpu.queue.submit([enc.finish()]);
             self.scratch_holds = Some((to, n));
+        } else if self.part_block_shared(to, n) {
+            // The sequence goes on inside a block another sequence shares (it took this slot's prefix
+            // while it was live): the part before n moves to a block of its own, through the scratch.
+            self.flush();
+            let whole = n - n % self.pool.as_ref().map_or(1, |p| p.block_tokens());
+            let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+            self.copy_kv(&mut enc, to, whole, n, false);
+            self.scratch_holds = None;
+            self.restart(to, whole);
+            if let Err(e) = self.hold(to, n) {
+                self.gpu.queue.submit([enc.finish()]);
+                return Err(e);
+            }
+            self.copy_kv(&mut enc, to, whole, n, true);
+            self.gpu.queue.submit([enc.finish()]);
         } else {
             self.restart(to, n);
             if let Some((s, m)) = self.scratch_holds.filter(|&(s, _)| s == to) {
@@ -83,6 +98,12 @@ impl BatchedDecoder {
         self.pos[to] = n;
         self.last[to] = Last::None;
         Ok(())
+    }
+
+    /// Whether a sequence keeping the slot's first `n` positions would write into a block of the paged
+    /// pool that another sequence shares (the one holding position n, when n is not a block's start).
+    fn part_block_shared(&self, slot: Slot, n: usize) -> bool {
+        self.pool.as_ref().is_some_and(|p| n % p.block_tokens() != 0 && p.shared(slot, n / p.block_tokens()))
     }
 
     /// Whether `reuse_prefix(from, to, n)` can be done by this family: with recurrent layer state
