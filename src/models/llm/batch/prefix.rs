@@ -103,7 +103,7 @@ impl BatchedDecoder {
     /// Whether a sequence keeping the slot's first `n` positions would write into a block of the paged
     /// pool that another sequence shares (the one holding position n, when n is not a block's start).
     fn part_block_shared(&self, slot: Slot, n: usize) -> bool {
-        self.pool.as_ref().is_some_and(|p| n % p.block_tokens() != 0 && p.shared(slot, n / p.block_tokens()))
+        self.pool.as_ref().is_some_and(|p| !n.is_multiple_of(p.block_tokens()) && p.shared(slot, n / p.block_tokens()))
     }
 
     /// Whether `reuse_prefix(from, to, n)` can be done by this family: with recurrent layer state
