@@ -291,3 +291,62 @@ fn a_shorter_reuse_inside_a_shared_block_leaves_the_sharer_intact() {
     check_continuation(&model, &mut dec, 0, &again, 1e-5, "the slot reused for a shorter prefix");
     check_continuation(&model, &mut dec, 1, &q, 1e-5, "the sequence sharing its blocks");
 }
+
+/// A released slot's prefix parked when the slot takes another sequence (the server does this for a
+/// prompt that does not continue it): the prefix's blocks stay under an id of their own, a later
+/// sequence in another slot starts from it (sharing its whole blocks) with a fresh prefill's logits,
+/// and the slot's new sequence is untouched. When room is needed the least recently released parked
+/// prefix goes first, and it is named as evicted and refused afterwards.
+#[test]
+fn a_parked_prefix_outlives_its_slot_until_the_pool_needs_it() {
+    let mut r = rng("prefix reuse parked");
+    // 15 blocks of 8 positions.
+    let kv_pool = Some(KvPoolOptions { size: KvPoolSize::Tokens(120), block_tokens: 8 });
+    let model = load_pool("llama", WeightFormat::F32, KvDtype::F32, kv_pool);
+    let vocab = model.arch.vocab() as u32;
+    let mut tokens = |n: usize| -> Vec<u32> { (0..n).map(|_| r.random_range(0..vocab)).collect() };
+    let mut dec = BatchedDecoder::new(&model, 2).unwrap();
+    assert_eq!(dec.park(0), None, "nothing kept");
+    let a = tokens(21);
+    dec.prefill(0, &a).unwrap();
+    assert_eq!(dec.park(0), None, "a live sequence is not parked");
+    dec.release(0);
+    let id = dec.park(0).unwrap();
+    assert!(id >= dec.slots(), "a parked prefix's id is not a slot");
+    assert_eq!((dec.held(0), dec.held(id)), (0, a.len()));
+    assert_eq!(dec.park(0), None, "the slot kept nothing more");
+    // Slot 0 goes on with another sequence in blocks of its own.
+    let b = tokens(30);
+    dec.prefill(0, &b).unwrap();
+    let fed = dec.greedy_tokens(&[0]).unwrap()[0];
+    dec.decode(&[(0, fed)]).unwrap();
+    // Slot 1 starts from the parked prefix's first 19 positions.
+    let c: Vec<u32> = a[..19].iter().copied().chain(tokens(6)).collect();
+    dec.reuse_prefix(id, 1, 19).unwrap();
+    dec.prefill(1, &c[19..]).unwrap();
+    check_continuation(&model, &mut dec, 1, &c, 1e-5, "a sequence from a parked prefix");
+    let b_so_far: Vec<u32> = b.iter().copied().chain([fed]).collect();
+    let (want_b, _) = fresh(&model, &b_so_far, 1);
+    let d = max_diff(&dec.logits(0).unwrap(), &want_b);
+    assert!(d <= 1e-4, "the parked slot's new sequence: {d}");
+    // Slot 1's sequence ends and is parked too (it shares the first parked prefix's first two blocks).
+    dec.release(1);
+    let id2 = dec.park(1).unwrap();
+    assert_ne!(id2, id, "ids are not given twice");
+    // Blocks now: the first parked prefix 3 (2 shared with the second), slot 0's 4, the second's 2 of
+    // its own: 9 of 15. A 56-token prompt takes 7 blocks: the first parked prefix goes (its one block
+    // of its own frees 7), the second stays.
+    assert!(dec.take_evicted().is_empty());
+    dec.prefill(1, &tokens(56)).unwrap();
+    assert_eq!(dec.take_evicted(), vec![id], "the least recently released parked prefix goes first");
+    assert_eq!(dec.held(id), 0);
+    assert!(!dec.can_reuse_prefix(id, 1, 19) && dec.reuse_prefix(id, 1, 19).is_err(), "an evicted prefix is refused");
+    assert_eq!(dec.held(id2), c.len() + 4);
+    let usage = dec.pool_usage().unwrap();
+    assert_eq!(usage.live + usage.cached, 15, "every block held: {usage:?}");
+    dec.release(1);
+    let d: Vec<u32> = c[..22].iter().copied().chain(tokens(3)).collect();
+    dec.reuse_prefix(id2, 1, 22).unwrap();
+    dec.prefill(1, &d[22..]).unwrap();
+    check_continuation(&model, &mut dec, 1, &d, 1e-5, "a sequence from the parked prefix that stayed");
+}

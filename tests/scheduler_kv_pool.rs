@@ -67,6 +67,32 @@ fn alone(model: &TextModel, prompt: &[u32], n: usize) -> Vec<u32> {
     Session::new(model, SessionOptions::default()).unwrap().generate(prompt, n, |_| true).unwrap()
 }
 
+/// Runs the requests to their end; each gets exactly its tokens alone.
+fn run_to_end(sched: &mut Scheduler, model: &TextModel, reqs: &[(&[u32], usize)]) {
+    let mut rxs: Vec<_> = reqs
+        .iter()
+        .map(|&(p, n)| {
+            let (req, rx) = request(p, n);
+            sched.enqueue(req);
+            rx
+        })
+        .collect();
+    let mut ids = vec![Vec::new(); reqs.len()];
+    for _ in 0..300 {
+        if sched.is_idle() {
+            break;
+        }
+        sched.step();
+        for (rx, g) in rxs.iter_mut().zip(&mut ids) {
+            g.extend(drain(rx).0);
+        }
+    }
+    assert!(sched.is_idle());
+    for (g, &(p, n)) in ids.iter().zip(reqs) {
+        assert_eq!(g, &alone(model, p, n), "tokens vs alone");
+    }
+}
+
 fn pool_gauge(m: &Metrics, state: &str) -> i64 {
     m.kv_pool_blocks.with_label_values(&[MODEL, state]).get()
 }
@@ -128,30 +154,7 @@ fn cached_prefixes_are_evicted_least_recent_first_and_forgotten() {
     let queue = Arc::new(QueueCounter::new(8, metrics.clone()));
     let mut sched = Scheduler::new(MODEL.into(), backend_for(&model, 3).unwrap(), vec![], 512, queue, metrics.clone());
     let counter = |m: &prometheus::IntCounterVec| m.with_label_values(&[MODEL]).get();
-    let mut run = |reqs: &[(&[u32], usize)]| {
-        let mut rxs: Vec<_> = reqs
-            .iter()
-            .map(|&(p, n)| {
-                let (req, rx) = request(p, n);
-                sched.enqueue(req);
-                rx
-            })
-            .collect();
-        let mut ids = vec![Vec::new(); reqs.len()];
-        for _ in 0..300 {
-            if sched.is_idle() {
-                break;
-            }
-            sched.step();
-            for (rx, g) in rxs.iter_mut().zip(&mut ids) {
-                g.extend(drain(rx).0);
-            }
-        }
-        assert!(sched.is_idle());
-        for (g, &(p, n)) in ids.iter().zip(reqs) {
-            assert_eq!(g, &alone(&model, p, n), "tokens vs alone");
-        }
-    };
+    let mut run = |reqs: &[(&[u32], usize)]| run_to_end(&mut sched, &model, reqs);
     // 17 + 4 and 30 + 2 positions, two blocks each; the longer ends first (released first).
     run(&[(&base[..17], 4), (&base[..30], 2)]);
     assert_eq!(pool_gauge(&metrics, "cached"), 4);
@@ -163,4 +166,37 @@ fn cached_prefixes_are_evicted_least_recent_first_and_forgotten() {
     assert_eq!(counter(&metrics.prefix_cache_hits), hits + 1, "the kept prefix was reused");
     let took = counter(&metrics.prefix_cache_tokens) - reused;
     assert!((17..30).contains(&took), "reused {took} tokens: the 17-token prefix, not the given-away 30");
+}
+
+/// Two slots and a pool of 8 blocks (two sequences of the whole context): each request takes a slot
+/// another's prefix was kept in. The pool parks that prefix instead of overwriting it, so a later
+/// request starting with it still reuses it (without parking it would be gone with its slot); when
+/// the pool needs room, the least recently released parked prefix goes first and is no longer
+/// offered, while a newer one still is.
+#[test]
+fn prefixes_outlive_their_slot_until_the_pool_needs_the_room() {
+    let model = model(8);
+    // Five distinct 20-token prompts: 20 + 4 tokens fill 2 blocks.
+    let p: Vec<Vec<u32>> = (0..5).map(|i| (0..20).map(|j| (60 * i + 7 * j + 3) as u32 % 300).collect()).collect();
+    let metrics = Arc::new(Metrics::new());
+    let queue = Arc::new(QueueCounter::new(8, metrics.clone()));
+    let mut sched = Scheduler::new(MODEL.into(), backend_for(&model, 2).unwrap(), vec![], 512, queue, metrics.clone());
+    let counter = |m: &prometheus::IntCounterVec| m.with_label_values(&[MODEL]).get();
+    let hit = |sched: &mut Scheduler, prompt: &[u32]| {
+        let (hits, reused) = (counter(&metrics.prefix_cache_hits), counter(&metrics.prefix_cache_tokens));
+        run_to_end(sched, &model, &[(prompt, 4)]);
+        (counter(&metrics.prefix_cache_hits) - hits, counter(&metrics.prefix_cache_tokens) - reused)
+    };
+    // A and B fill the two slots; C and D take them, parking A and B: the pool is full of prefixes.
+    for prompt in &p[..4] {
+        assert_eq!(hit(&mut sched, prompt), (0, 0));
+    }
+    assert_eq!(pool_gauge(&metrics, "cached"), 8, "A and B parked, C and D kept by their slots");
+    // E needs two blocks: A, released first, is given up.
+    assert_eq!(hit(&mut sched, &p[4]), (0, 0));
+    let more = |i: usize| -> Vec<u32> { p[i].iter().copied().chain([1, 2, 3, 4, 5, 6, 7, 8]).collect() };
+    let (hits, took) = hit(&mut sched, &more(1));
+    assert_eq!(hits, 1, "B, parked when D took its slot, was reused");
+    assert!(took >= 20, "reused {took} tokens of B's 20");
+    assert_eq!(hit(&mut sched, &more(0)).0, 0, "A was given up, and is not offered");
 }

@@ -8,6 +8,8 @@ use crate::models::llm::{BatchedDecoder, PoolUsage, Session, SessionOptions, Tex
 use crate::models::ModelError;
 
 pub type Slot = usize;
+/// Where a cached prefix lies: a slot (`0..max_slots`), or a parked prefix's id (`park`).
+pub type Source = usize;
 
 #[derive(Debug, thiserror::Error)]
 pub enum BackendError {
@@ -32,10 +34,17 @@ pub trait TextBackend {
     fn kv_pool(&self) -> Option<PoolUsage> {
         None
     }
-    /// Released slots whose kept K/V went to other sequences since the last call (their cached
-    /// prefixes are gone).
-    fn take_evicted(&mut self) -> Vec<Slot> {
+    /// Released slots and parked prefixes whose kept K/V went to other sequences since the last call
+    /// (their cached prefixes are gone).
+    fn take_evicted(&mut self) -> Vec<Source> {
         Vec::new()
+    }
+    /// The free slot is about to take a new sequence that does not continue what it kept: keeps that
+    /// prefix under a new id (at least `max_slots`, never given twice) that `reuse_prefix` accepts as
+    /// `from` until `take_evicted` names it. None: nothing kept, or this backend cannot (the slot's
+    /// new sequence overwrites it).
+    fn park(&mut self, _slot: Slot) -> Option<Source> {
+        None
     }
     /// Appends `tokens` to the slot's sequence (a free slot starts empty) and
     /// computes the logits after the last one. Submits work; may not wait.
@@ -65,10 +74,11 @@ pub trait TextBackend {
     fn greedy_tokens(&mut self, slots: &[Slot]) -> Vec<Result<u32, BackendError>>;
     /// Ends the slot's sequence; the slot can take a new one.
     fn release(&mut self, slot: Slot);
-    /// Starts a new sequence in the free slot `to` from the first `n` positions of slot `from`'s KV
-    /// cache (its live sequence, or the last one it held; `from` may be `to`): the next `prefill` of
-    /// `to` appends after them. false: this backend cannot (the sequence starts empty).
-    fn reuse_prefix(&mut self, _from: Slot, _to: Slot, _n: usize) -> Result<bool, BackendError> {
+    /// Starts a new sequence in the free slot `to` from the first `n` positions of `from`'s KV cache:
+    /// a slot's live sequence or the last one it held (`from` may be `to`), or a parked prefix
+    /// (`park`). The next `prefill` of `to` appends after them. false: this backend cannot (the
+    /// sequence starts empty).
+    fn reuse_prefix(&mut self, _from: Source, _to: Slot, _n: usize) -> Result<bool, BackendError> {
         Ok(false)
     }
     /// Greedy pipelining: one decode step for exactly the slots of the previous decode step (same order),
@@ -202,8 +212,12 @@ impl TextBackend for BatchedBackend {
         self.decoder.pool_usage()
     }
 
-    fn take_evicted(&mut self) -> Vec<Slot> {
+    fn take_evicted(&mut self) -> Vec<Source> {
         self.decoder.take_evicted()
+    }
+
+    fn park(&mut self, slot: Slot) -> Option<Source> {
+        self.decoder.park(self.slot(slot).ok()?)
     }
 
     fn prefill(&mut self, slot: Slot, tokens: &[u32]) -> Result<(), BackendError> {
@@ -261,8 +275,9 @@ impl TextBackend for BatchedBackend {
         self.decoder.release(slot);
     }
 
-    fn reuse_prefix(&mut self, from: Slot, to: Slot, n: usize) -> Result<bool, BackendError> {
-        let (from, to) = (self.slot(from)?, self.slot(to)?);
+    fn reuse_prefix(&mut self, from: Source, to: Slot, n: usize) -> Result<bool, BackendError> {
+        // A parked prefix's id is not a slot; the decoder checks it.
+        let to = self.slot(to)?;
         if !self.decoder.can_reuse_prefix(from, to, n) {
             return Ok(false);
         }

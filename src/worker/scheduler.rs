@@ -28,7 +28,7 @@ mod pool;
 use super::backend::{Slot, TextBackend};
 use super::metrics::{Metrics, Outcome};
 use super::msg::{FinishReason, SeqEvent, TokenLogprob, ValidGenerate, ValidSequence, WorkerError};
-use super::prefix::{Placement, PrefixCache};
+use super::prefix::{Placement, PrefixCache, MIN_REUSE};
 use super::queue::QueueCounter;
 use crate::gpu::DeviceHealth;
 use crate::text::sampling::{logprobs, Sampler};
@@ -251,7 +251,14 @@ impl Scheduler {
         let usable = if req.prompt_logprobs || !req.cache_prompt { 0 } else { req.prompt.len().saturating_sub(1) };
         let live: Vec<Option<&[u32]>> = self.slots.iter().map(|s| s.as_ref().map(|a| a.kv.as_slice())).collect();
         let Placement { target, source, reuse: n } = self.prefixes.choose(&live, &req.prompt[..usable]);
-        self.prefixes.forget(target);
+        // What the target slot kept is overwritten unless the new sequence continues it: a paged
+        // backend parks it instead, so it stays a cached prefix while the pool has room.
+        let continues = source == target && n > 0;
+        let worth_parking = !continues && self.prefixes.held(target) >= MIN_REUSE;
+        match worth_parking.then(|| self.backend.park(target)).flatten() {
+            Some(id) => self.prefixes.park(target, id),
+            None => self.prefixes.forget(target),
+        }
         let label = [self.model.as_str()];
         if n > 0 {
             match self.backend.reuse_prefix(source, target, n) {

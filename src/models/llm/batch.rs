@@ -25,7 +25,7 @@ mod paging;
 mod prefix;
 mod scratch;
 
-pub use blocks::PoolUsage;
+pub use blocks::{HolderId, PoolUsage};
 
 use super::{KvPoolSize, Session, SessionOptions, TextModel};
 use crate::gpu::Gpu;
@@ -104,8 +104,11 @@ pub struct BatchedDecoder {
     pool: Option<blocks::BlockPool>,
     kv_table: Option<(wgpu::Buffer, usize)>,
     table_dirty: bool,
-    /// Released slots whose kept K/V the pool gave to other sequences (`take_evicted`).
-    evicted: Vec<Slot>,
+    /// Parked prefixes (`park`): positions each holds, by its pool holder id.
+    parked: std::collections::BTreeMap<HolderId, usize>,
+    /// Released slots and parked prefixes whose kept K/V the pool gave to other sequences
+    /// (`take_evicted`).
+    evicted: Vec<HolderId>,
 }
 
 fn buf(t: &DeviceTensor) -> &wgpu::Buffer {
@@ -217,6 +220,7 @@ impl BatchedDecoder {
             pool,
             kv_table,
             table_dirty: true,
+            parked: Default::default(),
             evicted: Vec::new(),
         })
     }

@@ -1,10 +1,12 @@
 //! The paged KV pool's bookkeeping on the host: which blocks each slot's sequence holds (its block
-//! table row), which are free, and which a released slot keeps for a later prefix reuse until a
-//! live sequence needs the room (least recently released first). A sequence starting from another's
-//! prefix shares that prefix's whole blocks (read only: each sequence writes only past its prefix),
-//! so a system prompt many requests share is held once.
+//! table row), which are free, and which are kept as cached prefixes until a live sequence needs the
+//! room (least recently released first). A released slot keeps its last sequence's blocks; when the
+//! slot takes a new sequence they can be parked (held under an id of their own, no copy), so a
+//! prefix outlives its slot for as long as the pool has room for it. A sequence starting from
+//! another's prefix shares that prefix's whole blocks (read only: each sequence writes only past its
+//! prefix), so a system prompt many requests share is held once.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Why blocks could not be had: every block is held by a live sequence.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,16 +22,23 @@ enum Holder {
     Kept(u64),
 }
 
+/// Who holds blocks: a slot (`0..slots`), or a parked prefix (`slots..`; ids are never given twice,
+/// so a stale id names nothing rather than another prefix).
+pub type HolderId = usize;
+
 #[derive(Debug)]
 pub struct BlockPool {
     block_tokens: usize,
     total: usize,
     /// Lowest first, so a sequence allocated in one go gets consecutive blocks (copied as one range).
     free: BTreeSet<u32>,
-    /// Slots holding each block: free at 0.
+    /// Holders of each block: free at 0.
     refs: Vec<u32>,
     held: Vec<Vec<u32>>,
     holder: Vec<Holder>,
+    /// Parked prefixes: their blocks and when their slot released them.
+    parked: BTreeMap<HolderId, (Vec<u32>, u64)>,
+    next_parked: HolderId,
     clock: u64,
 }
 
@@ -40,7 +49,8 @@ pub struct PoolUsage {
     pub total: usize,
     /// Held by live sequences.
     pub live: usize,
-    /// Kept by released slots (prefixes a new sequence may reuse; given up when room is needed).
+    /// Kept by released slots and parked prefixes (a new sequence may reuse them; given up when room
+    /// is needed).
     pub cached: usize,
 }
 
@@ -53,6 +63,8 @@ impl BlockPool {
             refs: vec![0; blocks],
             held: vec![Vec::new(); slots],
             holder: vec![Holder::Kept(0); slots],
+            parked: BTreeMap::new(),
+            next_parked: slots,
             clock: 0,
         }
     }
@@ -66,13 +78,17 @@ impl BlockPool {
         positions.div_ceil(self.block_tokens)
     }
 
-    /// The slot's blocks, in position order (its block table row).
-    pub fn table_row(&self, slot: usize) -> &[u32] {
-        &self.held[slot]
+    /// The holder's blocks, in position order (a slot's block table row); empty for an id that holds
+    /// nothing.
+    pub fn table_row(&self, holder: HolderId) -> &[u32] {
+        match self.held.get(holder) {
+            Some(row) => row,
+            None => self.parked.get(&holder).map_or(&[], |(row, _)| row),
+        }
     }
 
-    /// Blocks held (each once, however many slots share it): by a live sequence, or only by released
-    /// slots.
+    /// Blocks held (each once, however many holders share it): by a live sequence, or only by
+    /// released slots and parked prefixes.
     pub fn usage(&self) -> PoolUsage {
         let mut live_block = vec![false; self.total];
         for (h, b) in self.holder.iter().zip(&self.held) {
@@ -85,7 +101,7 @@ impl BlockPool {
         PoolUsage { block_tokens: self.block_tokens, total: self.total, live, cached }
     }
 
-    /// One holder fewer for each block; those no slot holds any more are free.
+    /// One holder fewer for each block; those no one holds any more are free.
     fn give_back(&mut self, blocks: impl IntoIterator<Item = u32>) {
         for b in blocks {
             self.refs[b as usize] -= 1;
@@ -95,16 +111,17 @@ impl BlockPool {
         }
     }
 
-    /// Whether the slot's `index`-th block is held by another slot too (a sequence must not write it).
+    /// Whether the slot's `index`-th block is held by another holder too (a sequence must not write it).
     pub fn shared(&self, slot: usize, index: usize) -> bool {
         self.held[slot].get(index).is_some_and(|&b| self.refs[b as usize] > 1)
     }
 
-    /// The empty slot `to` starts with the first `blocks` blocks of slot `from` (a prefix of whole
+    /// The empty slot `to` starts with the first `blocks` blocks of holder `from` (a prefix of whole
     /// blocks; `to` then writes only past them).
-    pub fn share(&mut self, from: usize, to: usize, blocks: usize) {
+    pub fn share(&mut self, from: HolderId, to: usize, blocks: usize) {
         debug_assert!(self.held[to].is_empty(), "a sequence shares a prefix only when it starts");
-        let shared: Vec<u32> = self.held[from][..blocks.min(self.held[from].len())].to_vec();
+        let row = self.table_row(from);
+        let shared: Vec<u32> = row[..blocks.min(row.len())].to_vec();
         for &b in &shared {
             self.refs[b as usize] += 1;
         }
@@ -122,6 +139,20 @@ impl BlockPool {
         self.holder[slot] = Holder::Kept(self.clock);
     }
 
+    /// Moves a released slot's kept blocks to a new parked prefix (no copy: the blocks stay where
+    /// they are), keeping their place in the eviction order; the slot is left empty for a new
+    /// sequence. None where the slot is live or keeps nothing.
+    pub fn park(&mut self, slot: usize) -> Option<HolderId> {
+        let Holder::Kept(at) = self.holder[slot] else { return None };
+        if self.held[slot].is_empty() {
+            return None;
+        }
+        let id = self.next_parked;
+        self.next_parked += 1;
+        self.parked.insert(id, (std::mem::take(&mut self.held[slot]), at));
+        Some(id)
+    }
+
     /// Gives back the slot's blocks past those `positions` positions fill.
     pub fn truncate(&mut self, slot: usize, positions: usize) {
         let keep = self.blocks_for(positions);
@@ -131,27 +162,36 @@ impl BlockPool {
         }
     }
 
+    /// The released slot or parked prefix given up first when room is needed (the least recently
+    /// released), other than `except`.
+    fn victim(&self, except: usize) -> Option<HolderId> {
+        let slots = (0..self.held.len())
+            .filter(|&s| s != except && !self.held[s].is_empty())
+            .filter_map(|s| match self.holder[s] {
+                Holder::Kept(t) => Some((t, s)),
+                Holder::Live => None,
+            });
+        let parked = self.parked.iter().map(|(&id, &(_, t))| (t, id));
+        slots.chain(parked).min().map(|(_, h)| h)
+    }
+
     /// Makes the slot hold blocks for its first `positions` positions, taking free blocks first and then
-    /// those of the least recently released slots (never a live one's, nor the slot's own). Returns the
-    /// slots whose kept blocks were taken (their cached prefixes are gone).
-    pub fn ensure(&mut self, slot: usize, positions: usize) -> Result<Vec<usize>, PoolFull> {
+    /// those of the least recently released slots and parked prefixes (never a live one's, nor the
+    /// slot's own). Returns the holders whose kept blocks were taken (their cached prefixes are gone).
+    pub fn ensure(&mut self, slot: usize, positions: usize) -> Result<Vec<HolderId>, PoolFull> {
         let need = self.blocks_for(positions).saturating_sub(self.held[slot].len());
         let mut evicted = Vec::new();
         while self.free.len() < need {
-            let victim = (0..self.held.len())
-                .filter(|&s| s != slot && !self.held[s].is_empty())
-                .filter_map(|s| match self.holder[s] {
-                    Holder::Kept(t) => Some((t, s)),
-                    Holder::Live => None,
-                })
-                .min();
-            let Some((_, s)) = victim else {
+            let Some(h) = self.victim(slot) else {
                 return Err(PoolFull { need, free: self.free.len() });
             };
             // Blocks it shares with others stay theirs: this may free fewer than it held.
-            let gone: Vec<u32> = self.held[s].drain(..).collect();
+            let gone = match self.held.get_mut(h) {
+                Some(row) => std::mem::take(row),
+                None => self.parked.remove(&h).map(|(row, _)| row).unwrap_or_default(),
+            };
             self.give_back(gone);
-            evicted.push(s);
+            evicted.push(h);
         }
         for _ in 0..need {
             let b = self.free.pop_first().expect("counted above");
@@ -249,5 +289,40 @@ mod tests {
         p.start(0);
         assert_eq!(p.ensure(0, 6), Err(PoolFull { need: 1, free: 0 }));
         assert_eq!(p.table_row(0).len(), 2);
+    }
+
+    #[test]
+    fn a_parked_prefix_outlives_its_slot_until_room_is_needed() {
+        let mut p = BlockPool::new(6, 2, 2);
+        p.start(0);
+        p.ensure(0, 4).unwrap();
+        assert_eq!(p.park(0), None, "a live sequence is not parked");
+        p.release(0);
+        p.start(1);
+        p.ensure(1, 2).unwrap();
+        p.release(1);
+        let id = p.park(0).unwrap();
+        assert!(id >= 2, "parked ids are not slots");
+        assert_eq!((p.table_row(0), p.table_row(id)), (&[][..], &[0, 1][..]));
+        assert_eq!(p.park(0), None, "an empty slot parks nothing");
+        assert_eq!(p.usage(), PoolUsage { block_tokens: 2, total: 6, live: 0, cached: 3 });
+        // Slot 0 takes a new sequence in free blocks; the parked prefix stays.
+        p.start(0);
+        assert_eq!(p.ensure(0, 6), Ok(vec![]));
+        assert_eq!(p.table_row(0), [3, 4, 5]);
+        // A new sequence in slot 1 shares the parked prefix's first block.
+        let again = p.park(1).unwrap();
+        assert_ne!(again, id, "ids are never given twice");
+        p.start(1);
+        p.share(id, 1, 1);
+        assert_eq!(p.table_row(1), [0]);
+        // The parked prefix released before slot 1's: it goes first; the shared block stays slot 1's.
+        assert_eq!(p.ensure(1, 4), Ok(vec![id]));
+        assert_eq!(p.table_row(1), [0, 1]);
+        assert!(p.table_row(id).is_empty());
+        assert_eq!(p.ensure(1, 6), Ok(vec![again]));
+        assert_eq!(p.table_row(1), [0, 1, 2]);
+        assert_eq!(p.usage(), PoolUsage { block_tokens: 2, total: 6, live: 6, cached: 0 });
+        assert_eq!(p.ensure(1, 8), Err(PoolFull { need: 1, free: 0 }));
     }
 }

@@ -1,8 +1,9 @@
 //! The batched decoder's paged KV pool (`LoadOptions::kv_pool`): the blocks a slot's sequence holds
-//! as it grows, given back when a new sequence starts, kept as a cached prefix when it ends; and the
-//! block table the rows kernels read.
+//! as it grows, given back when a new sequence starts, kept as a cached prefix when it ends (and
+//! parked under an id of their own when the slot takes another sequence); and the block table the
+//! rows kernels read.
 
-use super::{BatchedDecoder, PoolUsage, Slot};
+use super::{BatchedDecoder, HolderId, PoolUsage, Slot};
 use crate::models::ModelError;
 
 impl BatchedDecoder {
@@ -16,10 +17,29 @@ impl BatchedDecoder {
         self.pool.as_ref().map(|p| p.usage())
     }
 
-    /// Released slots whose kept K/V were given to other sequences since the last call: a prefix
-    /// cache must forget them.
-    pub fn take_evicted(&mut self) -> Vec<Slot> {
+    /// Released slots and parked prefixes whose kept K/V were given to other sequences since the last
+    /// call: a prefix cache must forget them.
+    pub fn take_evicted(&mut self) -> Vec<HolderId> {
         std::mem::take(&mut self.evicted)
+    }
+
+    /// The free slot is about to take a new sequence that does not continue what it kept: moves the
+    /// kept K/V to a parked prefix (no copy; a paged pool only, and only for families without
+    /// recurrent state, whose reuse needs the slot's own state). `reuse_prefix` may start later
+    /// sequences from it until the pool needs its blocks (`take_evicted` then names it). None: nothing
+    /// was kept, or it cannot be parked (the slot's new sequence overwrites it).
+    pub fn park(&mut self, slot: Slot) -> Option<HolderId> {
+        if self.recurrent || self.pos.get(slot) != Some(&0) || self.kept[slot] == 0 {
+            return None;
+        }
+        let id = self.pool.as_mut()?.park(slot)?;
+        self.parked.insert(id, std::mem::take(&mut self.kept[slot]));
+        // The scratch's copy of those rows now belongs to the parked prefix, not to the slot.
+        if self.scratch_holds.is_some_and(|(s, _)| s == slot) {
+            self.scratch_holds = None;
+        }
+        self.table_dirty = true;
+        Some(id)
     }
 
     /// Makes the slot's sequence live in the pool with blocks for its first `positions` positions
@@ -30,8 +50,11 @@ impl BatchedDecoder {
         let before = pool.table_row(slot).len();
         let evicted =
             pool.ensure(slot, positions).map_err(|e| ModelError::KvPoolFull { need: e.need, free: e.free })?;
-        for &s in &evicted {
-            self.kept[s] = 0;
+        for &h in &evicted {
+            match self.kept.get_mut(h) {
+                Some(kept) => *kept = 0,
+                None => _ = self.parked.remove(&h),
+            }
         }
         self.table_dirty |= !evicted.is_empty() || pool.table_row(slot).len() != before;
         self.evicted.extend(evicted);

@@ -1,7 +1,7 @@
 //! A slot's K/V after its sequence ends, and a new sequence starting from a prefix of them (the
 //! server's prefix cache: a chat's next turn, a shared system prompt).
 
-use super::{BatchedDecoder, Last, Slot};
+use super::{BatchedDecoder, HolderId, Last, Slot};
 use crate::models::ModelError;
 
 impl BatchedDecoder {
@@ -23,16 +23,23 @@ impl BatchedDecoder {
     }
 
     /// Positions of the slot's cache that hold its sequence: the live one's, or what it kept of its
-    /// last one (0 once a paged pool gave those blocks to another sequence).
-    pub fn held(&self, slot: Slot) -> usize {
-        self.pos.get(slot).map_or(0, |&p| p.max(self.kept[slot]))
+    /// last one; for a parked prefix's id, what it holds (0 once a paged pool gave those blocks to
+    /// another sequence).
+    pub fn held(&self, holder: HolderId) -> usize {
+        match self.pos.get(holder) {
+            Some(&p) => p.max(self.kept[holder]),
+            None => self.parked.get(&holder).copied().unwrap_or(0),
+        }
     }
 
-    /// Starts a new sequence in the free slot `to` with the first `n` positions of the K/V that slot
-    /// `from` holds (its live sequence, or the one it held when released; `from` may be `to`). The
-    /// caller knows the tokens behind them. The next `prefill` appends after position `n`.
-    pub fn reuse_prefix(&mut self, from: Slot, to: Slot, n: usize) -> Result<(), ModelError> {
-        self.check_slot(from)?;
+    /// Starts a new sequence in the free slot `to` with the first `n` positions of the K/V that `from`
+    /// holds: a slot's live sequence or the one it held when released (`from` may be `to`), or a
+    /// parked prefix (`park`). The caller knows the tokens behind them. The next `prefill` appends
+    /// after position `n`.
+    pub fn reuse_prefix(&mut self, from: HolderId, to: Slot, n: usize) -> Result<(), ModelError> {
+        if !self.parked.contains_key(&from) {
+            self.check_slot(from)?;
+        }
         self.check_slot(to)?;
         if !self.can_reuse_prefix(from, to, n) {
             return Err(ModelError::Unsupported(format!(
@@ -110,7 +117,7 @@ impl BatchedDecoder {
     /// (which describes a whole sequence), only a released slot's whole sequence, into that slot
     /// (a chat's next turn); and only while the slot still holds them (a paged pool may have given
     /// them to another sequence).
-    pub fn can_reuse_prefix(&self, from: Slot, to: Slot, n: usize) -> bool {
+    pub fn can_reuse_prefix(&self, from: HolderId, to: Slot, n: usize) -> bool {
         let whole = from == to && self.pos.get(to) == Some(&0) && self.kept.get(to) == Some(&n);
         self.held(from) >= n && (!self.recurrent || whole)
     }
