@@ -40,7 +40,13 @@ pub struct ChatTemplate {
     /// in (Qwen2.5, Qwen3). Templates with their own format (Llama 3.1's JSON, Mistral's
     /// `[TOOL_CALLS]`) get the Hermes system prompt instead, so prompt and parser agree.
     handles_tools: bool,
+    /// Whether the model thinks in `<think>...</think>` before answering (the template mentions the
+    /// tag: Qwen3, QwQ, DeepSeek-R1 distills): its reasoning is then told apart from the answer.
+    thinks: bool,
 }
+
+/// Variables a request may not set through `chat_template_kwargs`: the ones the server renders with.
+pub const RESERVED_KWARGS: &[&str] = &["messages", "tools", "add_generation_prompt", "bos_token", "eos_token"];
 
 const NAME: &str = "chat_template";
 
@@ -60,11 +66,16 @@ impl ChatTemplate {
             bos_token: bos_token.unwrap_or_default(),
             eos_token: eos_token.unwrap_or_default(),
             handles_tools: source.contains("tools") && source.contains("<tool_call>"),
+            thinks: source.contains("<think>"),
         })
     }
 
     pub fn handles_tools(&self) -> bool {
         self.handles_tools
+    }
+
+    pub fn thinks(&self) -> bool {
+        self.thinks
     }
 
     /// The prompt text for `messages`, ending with the assistant's turn header
@@ -80,6 +91,18 @@ impl ChatTemplate {
         tools: Option<&[serde_json::Value]>,
         add_generation_prompt: bool,
     ) -> Result<String, ChatError> {
+        self.render_with(messages, tools, add_generation_prompt, &serde_json::Map::new())
+    }
+
+    /// `render_with_tools` with further template variables (a request's `chat_template_kwargs`, such
+    /// as Qwen3's `enable_thinking`); none of `RESERVED_KWARGS`.
+    pub fn render_with(
+        &self,
+        messages: &[ChatMessage],
+        tools: Option<&[serde_json::Value]>,
+        add_generation_prompt: bool,
+        kwargs: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<String, ChatError> {
         let tmpl = self.env.get_template(NAME).map_err(|e| ChatError::Template(describe(&e)))?;
         let ctx = minijinja::context! {
             messages => messages,
@@ -87,6 +110,7 @@ impl ChatTemplate {
             add_generation_prompt => add_generation_prompt,
             bos_token => self.bos_token.as_str(),
             eos_token => self.eos_token.as_str(),
+            ..Value::from_serialize(kwargs)
         };
         tmpl.render(ctx).map_err(|e| ChatError::Render(describe(&e)))
     }

@@ -3,6 +3,7 @@
 
 pub mod chat;
 pub mod grammar;
+pub mod reasoning;
 pub mod sampling;
 pub mod stop;
 pub mod subtitles;

@@ -218,6 +218,11 @@ mod tests {
         assert_eq!(c.choose(&[None, None], &short), Placement { target: 0, source: 0, reuse: 0 });
         let exact = [tokens(0..MIN_REUSE as u32), vec![999]].concat();
         assert_eq!(c.choose(&[None, None], &exact).reuse, MIN_REUSE);
+        // Nor a live sequence's (compared directly, not through the index).
+        let live = tokens(0..40);
+        let c = PrefixCache::new(2, true);
+        assert_eq!(c.choose(&[Some(&live), None], &short), Placement { target: 1, source: 1, reuse: 0 });
+        assert_eq!(c.choose(&[Some(&live), None], &exact), Placement { target: 1, source: 0, reuse: MIN_REUSE });
     }
 
     #[test]
@@ -236,14 +241,15 @@ mod tests {
         let mut c = PrefixCache::new(2, true);
         c.keep(0, tokens(0..40));
         c.keep(1, tokens(100..140));
-        c.park(0, 7);
-        assert_eq!((c.held(0), c.held(7), c.entries()), (0, 40, 2));
+        // The pool's first parked id is the number of slots.
+        c.park(0, 2);
+        assert_eq!((c.held(0), c.held(2), c.entries()), (0, 40, 2));
         let prompt = [tokens(0..30), tokens(500..510)].concat();
         // The parked prefix is copied into the least recently used free slot: slot 0, now empty.
-        assert_eq!(c.choose(&[None, None], &prompt), Placement { target: 0, source: 7, reuse: 30 });
+        assert_eq!(c.choose(&[None, None], &prompt), Placement { target: 0, source: 2, reuse: 30 });
         let live = tokens(200..230);
-        assert_eq!(c.choose(&[Some(&live), None], &prompt), Placement { target: 1, source: 7, reuse: 30 });
-        c.forget(7);
+        assert_eq!(c.choose(&[Some(&live), None], &prompt), Placement { target: 1, source: 2, reuse: 30 });
+        c.forget(2);
         assert_eq!(c.choose(&[None, None], &prompt).reuse, 0);
         assert_eq!(c.entries(), 1);
     }

@@ -55,6 +55,13 @@ pub struct ChatRequest {
     pub ignore_eos: Option<bool>,
     /// Extension (llama-server's): false prefills the whole prompt, reusing no cached prefix.
     pub cache_prompt: Option<bool>,
+    /// Extension (vLLM's, llama-server's): further variables for the chat template, such as Qwen3's
+    /// `enable_thinking`.
+    pub chat_template_kwargs: Option<serde_json::Value>,
+    /// none | minimal | low | medium | high. For templates that think (`<think>`), `none` turns the
+    /// thinking off (`enable_thinking: false`) unless `chat_template_kwargs` says otherwise; the
+    /// template also sees it as `reasoning_effort`.
+    pub reasoning_effort: Option<String>,
     /// Accepted and ignored (OpenAI's bookkeeping and routing hints; nothing here stores or routes).
     pub store: Option<serde_json::Value>,
     pub metadata: Option<serde_json::Value>,
@@ -102,6 +109,9 @@ pub struct AssistantMessage {
     pub role: &'static str,
     /// Null when the turn is only tool calls.
     pub content: Option<String>,
+    /// What a thinking model wrote inside `<think>...</think>` (vLLM's and llama-server's field).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reasoning_content: Option<String>,
     pub refusal: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_calls: Option<Vec<ToolCallOut>>,
@@ -152,6 +162,8 @@ pub struct ChatDelta {
     pub role: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reasoning_content: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_calls: Option<Vec<ToolCallOut>>,
 }

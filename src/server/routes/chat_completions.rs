@@ -8,7 +8,7 @@ use std::time::Instant;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::server::api::chat::{
     AssistantMessage, ChatChoice, ChatChunk, ChatChunkChoice, ChatCompletion, ChatDelta, ChatLogprobs, ChatMessageIn,
@@ -24,7 +24,8 @@ use crate::server::state::AppState;
 use crate::server::structured::{compile_for, constraint_for};
 use crate::server::tools::{self, calls_out, CallParser, ToolRequest};
 use crate::server::validate::{check_common, fit_max_tokens, Budget, CommonFields};
-use crate::text::chat::{ChatMessage, ChatTemplate};
+use crate::text::chat::{ChatMessage, ChatTemplate, RESERVED_KWARGS};
+use crate::text::reasoning::{ReasoningSplitter, Split};
 use crate::text::grammar::OutputFormat;
 use crate::text::tools::{fallback_messages, CallSplitter};
 
@@ -57,7 +58,10 @@ pub async fn handle(
         .chat
         .as_ref()
         .map_err(|why| ApiError::invalid("messages", format!("chat is unavailable for this model: {why}")))?;
-    let text = render_prompt(template, &messages, tool_req.as_ref(), true)?;
+    let kwargs = template_kwargs(&req, template)?;
+    let text = render_prompt(template, &messages, tool_req.as_ref(), true, &kwargs)?;
+    // Some(starts inside the reasoning) for a model that thinks: its reasoning is split off.
+    let thinking = template.thinks().then(|| ReasoningSplitter::prompt_opens(&text));
     // The template already placed any special tokens (bos included).
     let tokens = entry.tokenizer.encode(&text, false).map_err(|e| ApiError::invalid("messages", e.to_string()))?;
     if tokens.is_empty() {
@@ -103,16 +107,20 @@ pub async fn handle(
     let generation = Generation::start(&state.worker, entry, spec)?;
     let head = Head { id: new_id("chatcmpl-"), created: unix_now(), model: req.model, logprobs: logprobs.is_some() };
     if stream {
-        return Ok(stream_response(generation, head, n, include_usage, parse_tools));
+        return Ok(stream_response(generation, head, n, include_usage, parse_tools, thinking));
     }
     let (results, usage) = generation.collect().await?;
     let choices = results
         .into_iter()
         .enumerate()
         .map(|(index, r)| {
+            let Split { reasoning, content: text } = match thinking {
+                Some(inside) => ReasoningSplitter::split(&r.text, inside),
+                None => Split { reasoning: String::new(), content: r.text },
+            };
             let (content, calls) = match &parse_tools {
-                Some(parser) => parser.split(&r.text),
-                None => (r.text, Vec::new()),
+                Some(parser) => parser.split(&text),
+                None => (text, Vec::new()),
             };
             let called = !calls.is_empty();
             ChatChoice {
@@ -120,6 +128,7 @@ pub async fn handle(
                 message: AssistantMessage {
                     role: "assistant",
                     content: (!called || !content.is_empty()).then_some(content),
+                    reasoning_content: thinking.map(|_| reasoning),
                     refusal: None,
                     tool_calls: called.then(|| calls_out(calls, false)),
                 },
@@ -160,19 +169,48 @@ pub(crate) fn render_prompt(
     messages: &[ChatMessage],
     tools: Option<&ToolRequest>,
     add_generation_prompt: bool,
+    kwargs: &Map<String, Value>,
 ) -> Result<String, ApiError> {
     let has_tool_turns = messages.iter().any(|m| m.tool_calls.is_some() || m.role == "tool");
+    let render = |messages: &[ChatMessage], tools: Option<&[Value]>| {
+        template.render_with(messages, tools, add_generation_prompt, kwargs)
+    };
     let rendered = match tools {
-        Some(t) if template.handles_tools() => {
-            template.render_with_tools(messages, Some(&t.tools_json()), add_generation_prompt)
-        }
-        Some(t) => template.render(&fallback_messages(messages, &t.tools), add_generation_prompt),
-        None if has_tool_turns && !template.handles_tools() => {
-            template.render(&fallback_messages(messages, &[]), add_generation_prompt)
-        }
-        None => template.render(messages, add_generation_prompt),
+        Some(t) if template.handles_tools() => render(messages, Some(&t.tools_json())),
+        Some(t) => render(&fallback_messages(messages, &t.tools), None),
+        None if has_tool_turns && !template.handles_tools() => render(&fallback_messages(messages, &[]), None),
+        None => render(messages, None),
     };
     rendered.map_err(|e| ApiError::invalid("messages", e.to_string()))
+}
+
+const EFFORTS: &[&str] = &["none", "minimal", "low", "medium", "high"];
+
+/// The template variables a request adds: its `chat_template_kwargs`, and `reasoning_effort` (as
+/// itself, and for a template that thinks, `none` as `enable_thinking: false`).
+fn template_kwargs(req: &ChatRequest, template: &ChatTemplate) -> Result<Map<String, Value>, ApiError> {
+    let mut kwargs = match req.chat_template_kwargs.as_ref() {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(m)) => m.clone(),
+        Some(_) => return Err(ApiError::invalid("chat_template_kwargs", "chat_template_kwargs must be an object")),
+    };
+    if let Some(key) = kwargs.keys().find(|k| RESERVED_KWARGS.contains(&k.as_str())) {
+        return Err(ApiError::invalid(
+            &format!("chat_template_kwargs.{key}"),
+            format!("{key} is set by the server from the request itself"),
+        ));
+    }
+    if let Some(effort) = req.reasoning_effort.as_deref() {
+        if !EFFORTS.contains(&effort) {
+            let msg = format!("reasoning_effort must be one of {}, got '{effort}'", EFFORTS.join(", "));
+            return Err(ApiError::invalid("reasoning_effort", msg));
+        }
+        kwargs.entry("reasoning_effort").or_insert_with(|| effort.into());
+        if template.thinks() {
+            kwargs.entry("enable_thinking").or_insert_with(|| (effort != "none").into());
+        }
+    }
+    Ok(kwargs)
 }
 
 /// A turn that called tools finished with "tool_calls" (unless max_tokens cut it).
@@ -297,22 +335,28 @@ impl Head {
     }
 }
 
-/// Streams each choice's deltas. With tools, text that may start a call is held back (`CallSplitter`);
-/// the calls go out whole, one delta, when the choice finishes.
+/// Streams each choice's deltas. A thinking model's reasoning goes out as `reasoning_content` deltas,
+/// text that may be a tag held back until it is known (`ReasoningSplitter`). With tools, answer text
+/// that may start a call is held back (`CallSplitter`); the calls go out whole, one delta, when the
+/// choice finishes.
 fn stream_response(
     mut generation: Generation,
     head: Head,
     n: usize,
     include_usage: bool,
     tools: Option<CallParser>,
+    thinking: Option<bool>,
 ) -> Response {
     let mut splitters: Vec<CallSplitter> = (0..generation.choices()).map(|_| CallSplitter::default()).collect();
+    let mut thinkers: Vec<Option<ReasoningSplitter>> =
+        (0..generation.choices()).map(|_| thinking.map(ReasoningSplitter::new)).collect();
+    let holds = tools.is_some() || thinking.is_some();
     // The tokens of text held back, sent with the text when it is released.
     let mut held_tokens: Vec<Vec<TokenInfo>> = vec![Vec::new(); generation.choices()];
     sse::response(async_stream::stream! {
         let usage_slot = || include_usage.then_some(None);
         for index in 0..n {
-            let delta = ChatDelta { role: Some("assistant"), content: Some(String::new()), tool_calls: None };
+            let delta = ChatDelta { role: Some("assistant"), content: Some(String::new()), ..Default::default() };
             let choice = ChatChunkChoice { index, delta, logprobs: None, finish_reason: None };
             yield sse::json(&head.chunk(vec![choice], usage_slot()));
         }
@@ -324,38 +368,52 @@ fn stream_response(
                     return;
                 }
                 Ok(GenEvent::Delta { index, text, mut tokens }) => {
-                    let text = if tools.is_some() {
+                    let (reasoning, text) = if holds {
                         held_tokens[index].append(&mut tokens);
-                        let released = splitters[index].push(&text);
-                        if released.is_empty() {
+                        let Split { reasoning, content } = match thinkers[index].as_mut() {
+                            Some(t) => t.push(&text),
+                            None => Split { reasoning: String::new(), content: text },
+                        };
+                        let released = if tools.is_some() { splitters[index].push(&content) } else { content };
+                        if released.is_empty() && reasoning.is_empty() {
                             continue;
                         }
                         tokens = std::mem::take(&mut held_tokens[index]);
-                        released
+                        (reasoning, released)
                     } else {
-                        text
+                        (String::new(), text)
                     };
+                    // A reasoning delta carries no content (as vLLM sends them).
+                    let content = (reasoning.is_empty() || !text.is_empty()).then_some(text);
+                    let reasoning_content = (!reasoning.is_empty()).then_some(reasoning);
                     ChatChunkChoice {
                         index,
-                        delta: ChatDelta { role: None, content: Some(text), tool_calls: None },
+                        delta: ChatDelta { content, reasoning_content, ..Default::default() },
                         logprobs: head.logprobs.then(|| chat_logprobs(&tokens)),
                         finish_reason: None,
                     }
                 }
                 Ok(GenEvent::Finish { index, reason }) => {
                     let mut called = false;
+                    let Split { reasoning, content: mut rest } =
+                        thinkers[index].as_mut().map(ReasoningSplitter::finish).unwrap_or_default();
+                    let mut calls = Vec::new();
                     if let Some(tools) = &tools {
-                        let (rest, calls) = tools.finish(std::mem::take(&mut splitters[index]));
+                        let released = splitters[index].push(&rest);
+                        let (tail, found) = tools.finish(std::mem::take(&mut splitters[index]));
+                        (rest, calls) = (released + &tail, found);
                         called = !calls.is_empty();
-                        let content = (!rest.is_empty()).then_some(rest);
-                        if content.is_some() || called {
-                            let tokens = std::mem::take(&mut held_tokens[index]);
-                            // Whatever was held goes out here, calls included, as the whole response lists them.
-                            let logprobs = head.logprobs.then(|| chat_logprobs(&tokens));
-                            let delta = ChatDelta { role: None, content, tool_calls: called.then(|| calls_out(calls, true)) };
-                            let choice = ChatChunkChoice { index, delta, logprobs, finish_reason: None };
-                            yield sse::json(&head.chunk(vec![choice], usage_slot()));
-                        }
+                    }
+                    let content = (!rest.is_empty()).then_some(rest);
+                    let reasoning_content = (!reasoning.is_empty()).then_some(reasoning);
+                    if content.is_some() || reasoning_content.is_some() || called {
+                        let tokens = std::mem::take(&mut held_tokens[index]);
+                        // Whatever was held goes out here, calls included, as the whole response lists them.
+                        let logprobs = head.logprobs.then(|| chat_logprobs(&tokens));
+                        let tool_calls = called.then(|| calls_out(calls, true));
+                        let delta = ChatDelta { role: None, content, reasoning_content, tool_calls };
+                        let choice = ChatChunkChoice { index, delta, logprobs, finish_reason: None };
+                        yield sse::json(&head.chunk(vec![choice], usage_slot()));
                     }
                     let reason = finish_reason(reason, called);
                     ChatChunkChoice { index, delta: ChatDelta::default(), logprobs: None, finish_reason: Some(reason) }

@@ -73,7 +73,13 @@ pub async fn tokenize(
                 .as_ref()
                 .map_err(|why| ApiError::invalid("messages", format!("chat is unavailable for this model: {why}")))?;
             let messages = convert_messages(messages)?;
-            let text = render_prompt(template, &messages, tools.as_ref(), req.add_generation_prompt.unwrap_or(true))?;
+            let text = render_prompt(
+                template,
+                &messages,
+                tools.as_ref(),
+                req.add_generation_prompt.unwrap_or(true),
+                &Default::default(),
+            )?;
             // The template placed any special tokens itself, as chat completions encode it.
             entry.tokenizer.encode(&text, false).map_err(|e| ApiError::invalid("messages", e.to_string()))?
         }
