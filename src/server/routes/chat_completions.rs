@@ -128,7 +128,7 @@ pub async fn handle(
                 message: AssistantMessage {
                     role: "assistant",
                     content: (!called || !content.is_empty()).then_some(content),
-                    reasoning_content: thinking.map(|_| reasoning),
+                    reasoning_content: (!reasoning.is_empty()).then_some(reasoning),
                     refusal: None,
                     tool_calls: called.then(|| calls_out(calls, false)),
                 },
