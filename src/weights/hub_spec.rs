@@ -34,9 +34,7 @@ fn name_ok(s: &str) -> bool {
 impl HubSpec {
     /// None where `spec` is not a hub name (a path such as `./model` or `/abs/model.gguf`).
     pub fn parse(spec: &str) -> Option<HubSpec> {
-        if spec.starts_with('/') || spec.starts_with('.') || spec.starts_with('~') {
-            return None;
-        }
+        // A path (`/abs`, `./m`, `~/m`) is refused below: its first part is not an owner's name.
         let mut parts = spec.splitn(3, '/');
         let (owner, rest, file) = (parts.next()?, parts.next()?, parts.next());
         // The name part may carry `@revision` and, without a file, `:QUANT`.
