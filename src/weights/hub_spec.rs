@@ -167,6 +167,8 @@ mod tests {
         assert_eq!(quant_of("m-Q8_0.bin"), None);
         assert_eq!(split_part("m-Q8_0-00002-of-00003"), Some(("m-Q8_0", "00002")));
         assert_eq!(split_part("m-Q8_0-2-of-3"), None);
+        assert_eq!(split_part("m-Q8_0-00002-of-3"), None, "both numbers have five digits");
+        assert_eq!(split_part("m-Q8_0-2-of-00003"), None);
     }
 
     #[test]
