@@ -192,6 +192,8 @@ mod tests {
         assert_eq!(pick_gguf("o/r", &["config.json".to_string()], None), Err("o/r has no GGUF file".into()));
         let split = ["m-Q8_0-00001-of-00002.gguf", "m-Q8_0-00002-of-00002.gguf"].map(String::from).to_vec();
         assert!(pick_gguf("o/r", &split, Some("Q8_0")).unwrap_err().contains("llama-gguf-split --merge"));
+        let one_part = vec!["m-Q8_0-00001-of-00001.gguf".to_string()];
+        assert!(pick_gguf("o/r", &one_part, None).unwrap_err().contains("split into parts"), "a lone part");
         let dup = ["a/m-Q8_0.gguf", "b/m-Q8_0.gguf"].map(String::from).to_vec();
         assert!(pick_gguf("o/r", &dup, Some("Q8_0")).unwrap_err().contains("several Q8_0 GGUF files (a/m-Q8_0.gguf, b/m-Q8_0.gguf)"));
     }
