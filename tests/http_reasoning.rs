@@ -8,8 +8,8 @@
 
 mod http_support;
 
-use http_support::*;
 use gerbil::config::{ModelSpec, ServeConfig, WeightKind};
+use http_support::*;
 use serde_json::{json, Value};
 
 /// Qwen3's template, cut to what thinking needs: ChatML turns, an empty think block when

@@ -130,7 +130,10 @@ fn gguf_files_are_picked_pinned_cached_and_found_offline() {
     assert_eq!(got("acme/tiny-GGUF:q8_0", &online).unwrap(), b"GGUF main Q8_0, a little longer");
     assert_eq!(got("acme/tiny-GGUF", &online).unwrap(), b"GGUF main Q4_K_M", "the default quantization");
     assert_eq!(got("acme/tiny-GGUF@v1:Q4_K_M", &online).unwrap(), b"GGUF v1 Q4_K_M", "pinned to a tag");
-    assert_eq!(got(&format!("acme/tiny-GGUF@{MAIN}/tiny-Q8_0.gguf"), &online).unwrap(), b"GGUF main Q8_0, a little longer");
+    assert_eq!(
+        got(&format!("acme/tiny-GGUF@{MAIN}/tiny-Q8_0.gguf"), &online).unwrap(),
+        b"GGUF main Q8_0, a little longer"
+    );
     // Where the files are: the hub cache layout the Python tools share.
     let snapshot = home.join("hub/models--acme--tiny-GGUF/snapshots");
     assert_eq!(read(&snapshot.join(V1).join("tiny-Q4_K_M.gguf")), b"GGUF v1 Q4_K_M");

@@ -153,7 +153,11 @@ mod tests {
         assert_eq!(r("<think>\nhm, 2+2\n</think>\n\nIt is 4.", false), split("\nhm, 2+2\n", "It is 4."));
         assert_eq!(r("\n <think>a</think>b", false), split("a", "b"), "whitespace before the tag");
         assert_eq!(r("It is 4.", false), split("", "It is 4."));
-        assert_eq!(r("It is <think>4</think>.", false), split("", "It is <think>4</think>."), "a tag inside the answer");
+        assert_eq!(
+            r("It is <think>4</think>.", false),
+            split("", "It is <think>4</think>."),
+            "a tag inside the answer"
+        );
         assert_eq!(r("hm</think>\n\nIt is 4.", true), split("hm", "It is 4."), "the prompt opened it");
         assert_eq!(r("<think>still thinking", false), split("still thinking", ""), "cut off while thinking");
         assert_eq!(r("<think>a</think>", false), split("a", ""));

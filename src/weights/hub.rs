@@ -53,7 +53,9 @@ pub fn fetch_files(
         let cached = hf_hub::Cache::from_env().repo(repo);
         return required
             .iter()
-            .map(|f| cached.get(f).ok_or_else(|| format!("HF_HUB_OFFLINE is set and {name}/{f} is not in the HF cache")))
+            .map(|f| {
+                cached.get(f).ok_or_else(|| format!("HF_HUB_OFFLINE is set and {name}/{f} is not in the HF cache"))
+            })
             .collect();
     }
     let repo = api(opts)?.repo(repo);
@@ -124,9 +126,8 @@ pub(super) fn from_cache(spec: &HubSpec) -> Result<PathBuf, WeightError> {
     let cached = cache.repo(repo.clone());
     let found = match &spec.target {
         Target::File(f) => cached.get(f).ok_or_else(|| format!("{f} is not")),
-        Target::Quant(q) => pick_gguf(&spec.repo, &cached_files(&cache, &repo), Some(q)).and_then(|f| {
-            cached.get(&f).ok_or_else(|| format!("{f} is not"))
-        }),
+        Target::Quant(q) => pick_gguf(&spec.repo, &cached_files(&cache, &repo), Some(q))
+            .and_then(|f| cached.get(&f).ok_or_else(|| format!("{f} is not"))),
         Target::Repo => match cached.get("config.json") {
             Some(c) => Ok(c.parent().expect("a file has a parent").to_path_buf()),
             None => pick_gguf(&spec.repo, &cached_files(&cache, &repo), None)

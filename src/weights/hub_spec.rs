@@ -154,7 +154,21 @@ mod tests {
         assert_eq!(HubSpec::parse(voice), spec("rhasspy/piper-voices", None, file));
         assert_eq!(HubSpec::parse("openai/whisper-tiny.en"), spec("openai/whisper-tiny.en", None, Target::Repo));
         assert_eq!(HubSpec::parse("o/r").unwrap().revision(), "main");
-        for bad in ["./m", "/abs/m.gguf", "~/m", "o", "o/", "/r", "o/r:", "o/r@", "o/r@:Q4", "o/.r", "o/r/", "o/r/../x", "o/r//x"] {
+        for bad in [
+            "./m",
+            "/abs/m.gguf",
+            "~/m",
+            "o",
+            "o/",
+            "/r",
+            "o/r:",
+            "o/r@",
+            "o/r@:Q4",
+            "o/.r",
+            "o/r/",
+            "o/r/../x",
+            "o/r//x",
+        ] {
             assert_eq!(HubSpec::parse(bad), None, "{bad}");
         }
     }
@@ -195,6 +209,8 @@ mod tests {
         let one_part = vec!["m-Q8_0-00001-of-00001.gguf".to_string()];
         assert!(pick_gguf("o/r", &one_part, None).unwrap_err().contains("split into parts"), "a lone part");
         let dup = ["a/m-Q8_0.gguf", "b/m-Q8_0.gguf"].map(String::from).to_vec();
-        assert!(pick_gguf("o/r", &dup, Some("Q8_0")).unwrap_err().contains("several Q8_0 GGUF files (a/m-Q8_0.gguf, b/m-Q8_0.gguf)"));
+        assert!(pick_gguf("o/r", &dup, Some("Q8_0"))
+            .unwrap_err()
+            .contains("several Q8_0 GGUF files (a/m-Q8_0.gguf, b/m-Q8_0.gguf)"));
     }
 }

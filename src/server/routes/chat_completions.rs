@@ -25,8 +25,8 @@ use crate::server::structured::{compile_for, constraint_for};
 use crate::server::tools::{self, calls_out, CallParser, ToolRequest};
 use crate::server::validate::{check_common, fit_max_tokens, Budget, CommonFields};
 use crate::text::chat::{ChatMessage, ChatTemplate, RESERVED_KWARGS};
-use crate::text::reasoning::{ReasoningSplitter, Split};
 use crate::text::grammar::OutputFormat;
+use crate::text::reasoning::{ReasoningSplitter, Split};
 use crate::text::tools::{fallback_messages, CallSplitter};
 
 const MAX_TOP_LOGPROBS: u32 = 20;

@@ -165,11 +165,12 @@ impl BlockPool {
     /// The released slot or parked prefix given up first when room is needed (the least recently
     /// released), other than `except`.
     fn victim(&self, except: usize) -> Option<HolderId> {
-        let slots = (0..self.held.len())
-            .filter(|&s| s != except && !self.held[s].is_empty())
-            .filter_map(|s| match self.holder[s] {
-                Holder::Kept(t) => Some((t, s)),
-                Holder::Live => None,
+        let slots =
+            (0..self.held.len()).filter(|&s| s != except && !self.held[s].is_empty()).filter_map(|s| {
+                match self.holder[s] {
+                    Holder::Kept(t) => Some((t, s)),
+                    Holder::Live => None,
+                }
             });
         let parked = self.parked.iter().map(|(&id, &(_, t))| (t, id));
         slots.chain(parked).min().map(|(_, h)| h)
