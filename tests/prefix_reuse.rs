@@ -168,14 +168,19 @@ fn reused_prefixes_equal_a_fresh_prefill_f32() {
 /// f16 KV caches: rows copied at 2 bytes a value (a copy at f32 offsets lands rows in the wrong
 /// positions: logits off by O(1)). A reused prefix that a prefill wrote holds the halves a fresh
 /// prefill stores; rows that decode steps wrote are rounded from k and v a rounding apart from a
-/// prefill's, which can end on the other side of a half's midpoint: measured 1.3e-5 and 2.2e-5, the
-/// bound f32 caches have.
+/// prefill's, which can end on the other side of a half's midpoint, a step of 2^-11 of the value.
+/// Usually that costs 1e-5 to 2e-5; one seed (qwen3, 12820240827543092084) gave 1.9e-4.
+/// `F16_DECODED` leaves room for a few such steps and stays far below a misplaced row's O(1); the
+/// exact check is the one against the same steps in one session (1e-5, in `reuse_cases_in`).
 #[test]
 fn reused_prefixes_equal_a_fresh_prefill_f16_kv() {
     for (name, group) in [("llama", 32), ("qwen3", 128)] {
-        reuse_cases_kv(name, WeightFormat::Int4 { group }, KvDtype::F16, 1e-4, 1e-5);
+        reuse_cases_kv(name, WeightFormat::Int4 { group }, KvDtype::F16, F16_DECODED, 1e-5);
     }
 }
+
+/// The bound on f16-cached rows that decode steps wrote against a fresh prefill's (see above).
+const F16_DECODED: f32 = 2e-3;
 
 /// fp8 caches: measured 0.0 everywhere (k and v a rounding apart land on the same code far more often
 /// than on the same half). A value that lands on the other side of a code's midpoint moves by an
@@ -198,7 +203,7 @@ fn reused_prefixes_equal_a_fresh_prefill_paged() {
         reuse_cases_in(load_pool(name, WeightFormat::F32, KvDtype::F32, kv_pool), name, 1e-4, 1e-5);
     }
     let model = load_pool("qwen3", WeightFormat::Int4 { group: 128 }, KvDtype::F16, kv_pool);
-    reuse_cases_in(model, "qwen3", 1e-4, 1e-5);
+    reuse_cases_in(model, "qwen3", F16_DECODED, 1e-5);
 }
 
 #[test]
