@@ -29,6 +29,9 @@ pub enum Mode {
     /// KV slot `rows[2r]` at position `rows[2r + 1]`; rows 0..outputs (`Plan::set_outputs`) are the
     /// sequences' last tokens, whose logits and argmax (`next_token[r]`) the step computes.
     PackedPrefill,
+    /// Many tokens as a prefill, for an embedding model: the graph ends at the final norm, whose rows
+    /// (`Built::logits`, [rows, hidden]) are the hidden states the pooling reads; no lm_head.
+    Embed,
 }
 
 /// How a state's KV caches are allocated: their value type, and for a batched decoder's paged pool

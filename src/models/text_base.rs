@@ -238,6 +238,10 @@ impl<M> TextWeights<M> {
         mut layer: impl FnMut(&LayerLoader) -> Result<Layer<M>, WeightError>,
     ) -> Result<Self, WeightError> {
         let h = c.hidden;
+        // A base model saved without its head (`Qwen3Model`: Qwen3-Embedding) names its tensors
+        // without the prefix.
+        let bare = !ck.contains(&format!("{prefix}embed_tokens.weight")) && ck.contains("embed_tokens.weight");
+        let prefix = if bare { "" } else { prefix };
         let embed = matrix(gpu, ck, &format!("{prefix}embed_tokens.weight"), c.vocab, h, format)?;
         let lm_head = if c.tied || !ck.contains("lm_head.weight") {
             embed.clone()
@@ -293,7 +297,7 @@ pub fn rms_norm(
 pub fn input_tokens(g: &mut Graph, io: &GraphIo, mode: Mode) -> TensorId {
     match mode {
         Mode::Decode => g.bound("next_token", io.next_token.clone()),
-        Mode::Prefill { .. } | Mode::BatchedDecode | Mode::PackedPrefill => g.bound("tokens_in", io.tokens_in.clone()),
+        Mode::Prefill { .. } | Mode::BatchedDecode | Mode::PackedPrefill | Mode::Embed => g.bound("tokens_in", io.tokens_in.clone()),
     }
 }
 
@@ -390,6 +394,10 @@ pub fn logits<M>(
 ) -> Built {
     let final_norm = g.bound(norm_label, w.final_norm.clone());
     let xn = rms_norm(&mut g, c, x, final_norm, "final_norm", c.hidden, 1);
+    if mode == Mode::Embed {
+        g.outputs.push(xn);
+        return Built { graph: g, logits: xn, next_token };
+    }
     let lm_head = g.bound("lm_head", w.lm_head.clone());
     let all = matches!(mode, Mode::Prefill { all_logits: true });
     // Batched decode: a row of logits and an argmax per sequence; a packed prefill, per sequence

@@ -2,6 +2,7 @@
 
 pub mod architectures;
 pub mod batch;
+pub mod embed;
 pub mod session;
 
 use std::path::{Path, PathBuf};
