@@ -282,6 +282,19 @@ pub struct ModelSpec {
     /// Positions per block of the pool (a power of two, 8 to 1024).
     #[serde(default = "default_kv_block_tokens")]
     pub kv_block_tokens: usize,
+    /// What the model serves: "generate" (completions and chat), "embed" (/v1/embeddings), or "auto"
+    /// (default): embeddings where the checkpoint has sentence-transformers files with a Pooling module.
+    #[serde(default)]
+    pub task: ModelTask,
+}
+
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ModelTask {
+    #[default]
+    Auto,
+    Generate,
+    Embed,
 }
 
 /// SmolLM2-135M's f16 KV takes 22.5 KiB a position: 1 GiB holds 46k positions, 8 slots of 4096 with
@@ -377,6 +390,7 @@ impl ModelSpec {
             kv_dtype: default_kv_dtype(),
             kv_cache_mb: default_kv_cache_mb(),
             kv_block_tokens: default_kv_block_tokens(),
+            task: ModelTask::Auto,
         }
     }
 

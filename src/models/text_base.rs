@@ -297,7 +297,9 @@ pub fn rms_norm(
 pub fn input_tokens(g: &mut Graph, io: &GraphIo, mode: Mode) -> TensorId {
     match mode {
         Mode::Decode => g.bound("next_token", io.next_token.clone()),
-        Mode::Prefill { .. } | Mode::BatchedDecode | Mode::PackedPrefill | Mode::Embed => g.bound("tokens_in", io.tokens_in.clone()),
+        Mode::Prefill { .. } | Mode::BatchedDecode | Mode::PackedPrefill | Mode::Embed => {
+            g.bound("tokens_in", io.tokens_in.clone())
+        }
     }
 }
 

@@ -40,6 +40,7 @@ pub fn router(state: Arc<AppState>, cfg: &ServeConfig) -> Router {
     let mut v1 = Router::new()
         .route("/v1/completions", post(routes::completions::handle))
         .route("/v1/chat/completions", post(routes::chat_completions::handle))
+        .route("/v1/embeddings", post(routes::embeddings::handle))
         .route("/v1/models", get(routes::models::list))
         .route("/v1/audio/speech", post(routes::speech::handle))
         .route("/v1/audio/voices", get(routes::voices::list))

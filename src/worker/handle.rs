@@ -7,7 +7,7 @@ use std::sync::Arc;
 use tokio::sync::{mpsc, watch};
 
 use super::metrics::Metrics;
-use super::msg::{ValidGenerate, ValidSpeech, ValidTranscribe, WorkerMsg};
+use super::msg::{ValidEmbed, ValidGenerate, ValidSpeech, ValidTranscribe, WorkerMsg};
 use super::registry::Registry;
 
 pub use super::queue::QueueCounter;
@@ -72,6 +72,11 @@ impl WorkerHandle {
     /// Queues a speech job (it counts as one waiting sequence until it starts).
     pub fn submit_speech(&self, req: ValidSpeech) -> Result<(), SubmitError> {
         self.submit_one(WorkerMsg::Speech(req))
+    }
+
+    /// Queues an embedding job (one place in the queue until it starts).
+    pub fn submit_embed(&self, req: ValidEmbed) -> Result<(), SubmitError> {
+        self.submit_one(WorkerMsg::Embed(req))
     }
 
     /// Sends one job that takes one place in the queue, or refuses at once when the queue is full.

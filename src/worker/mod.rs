@@ -3,6 +3,7 @@
 
 pub mod audio;
 pub mod backend;
+pub mod embed;
 pub mod handle;
 pub mod load;
 pub mod metrics;
@@ -18,4 +19,4 @@ pub mod speech_metrics;
 pub use handle::{SubmitError, WorkerHandle};
 pub use load::load_text_model;
 pub use metrics::Metrics;
-pub use registry::{ModelEntry, Registry, VoiceEntry};
+pub use registry::{EmbedEntry, ModelEntry, Registry, VoiceEntry};

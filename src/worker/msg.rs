@@ -72,6 +72,18 @@ pub enum WorkerMsg {
     Generate(ValidGenerate),
     Transcribe(ValidTranscribe),
     Speech(ValidSpeech),
+    Embed(ValidEmbed),
+}
+
+/// Inputs for one embedding model, tokenized at the edge (each within the model's limit); the
+/// vectors come back in input order, full width (the edge truncates to `dimensions`).
+#[derive(Debug)]
+pub struct ValidEmbed {
+    /// Index into the worker's embedding model list.
+    pub model: usize,
+    pub inputs: Vec<Vec<u32>>,
+    pub reply: tokio::sync::oneshot::Sender<Result<Vec<Vec<f32>>, WorkerError>>,
+    pub received: Instant,
 }
 
 /// Text to speech, already cut into units by the voice's front end at the edge, synthesized in

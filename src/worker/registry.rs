@@ -84,9 +84,28 @@ pub struct VoiceEntry {
     pub info: crate::models::voice::VoiceInfo,
 }
 
+/// A loaded embedding model, as the HTTP layer needs it to tokenize and validate a request.
+pub struct EmbedEntry {
+    pub id: String,
+    /// Index of the model in the worker's embedding list.
+    pub index: usize,
+    pub tokenizer: Arc<TextTokenizer>,
+    pub vocab: usize,
+    /// The full vector's width.
+    pub dims: usize,
+    /// Most tokens one input may have.
+    pub max_tokens: usize,
+    /// The widths `dimensions` may ask for (empty: any up to `dims`); None: no truncation.
+    pub matryoshka: Option<Vec<usize>>,
+    /// Whether vectors are L2-normalised (a truncated one is normalised again).
+    pub normalize: bool,
+    pub created: u64,
+}
+
 #[derive(Default)]
 pub struct Registry {
     pub models: Vec<ModelEntry>,
+    pub embedders: Vec<EmbedEntry>,
     pub speech: Vec<SpeechEntry>,
     pub voices: Vec<VoiceEntry>,
     pub failures: Vec<LoadFailure>,
@@ -106,9 +125,14 @@ impl Registry {
     /// Every id the server answers for: LLMs, transcription models and voices.
     pub fn served(&self) -> Vec<&str> {
         let llms = self.models.iter().map(|m| m.id.as_str());
-        llms.chain(self.speech.iter().map(|m| m.id.as_str()))
+        llms.chain(self.embedders.iter().map(|m| m.id.as_str()))
+            .chain(self.speech.iter().map(|m| m.id.as_str()))
             .chain(self.voices.iter().map(|v| v.name.as_str()))
             .collect()
+    }
+
+    pub fn find_embedder(&self, id: &str) -> Option<&EmbedEntry> {
+        self.embedders.iter().find(|m| m.id == id)
     }
 
     /// A transcription model by id; OpenAI's names (`whisper-1`, ...) mean the first one.

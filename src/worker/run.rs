@@ -15,16 +15,19 @@ use tokio::sync::{mpsc, watch};
 
 use super::audio::AudioWorker;
 use super::backend::backend_for;
+use super::embed::EmbedQueue;
 use super::handle::{QueueCounter, WorkerHandle};
 use super::load::load_text_model;
 use super::metrics::Metrics;
 use super::msg::{SeqEvent, ValidTranscribe, WorkerError, WorkerMsg};
-use super::registry::{chat_template_for, unix_now, LoadFailure, ModelEntry, Registry, SpeechEntry};
+use super::registry::{chat_template_for, unix_now, EmbedEntry, LoadFailure, ModelEntry, Registry, SpeechEntry};
 use super::scheduler::Scheduler;
 use super::speech::SpeechQueue;
 use crate::config::ServeConfig;
 use crate::executor::Executor;
 use crate::gpu::GpuOptions;
+use crate::models::llm::embed::{EmbedConfig, Embedder};
+use crate::models::llm::TextModel;
 
 /// Starts the worker thread. Loading happens on it; watch the handle's
 /// `wait_loaded` for the outcome.
@@ -41,10 +44,10 @@ pub fn spawn(cfg: Arc<ServeConfig>, metrics: Arc<Metrics>) -> std::io::Result<(W
             lose_device_after_steps: cfg.debug.lose_device_after_steps,
         };
         loop {
-            let (schedulers, audio, mut registry, exec) = load_all(&cfg, &queue, &metrics);
+            let (schedulers, embed, audio, mut registry, exec) = load_all(&cfg, &queue, &metrics);
             let speech = load_voices(&cfg, exec.clone(), &mut registry, &queue, &metrics);
             let _ = reg_tx.send(Some(Arc::new(registry)));
-            let mut work = Work { schedulers, audio, speech };
+            let mut work = Work { schedulers, embed, audio, speech };
             for msg in held.drain(..) {
                 work.route(&queue, msg);
             }
@@ -63,26 +66,31 @@ pub fn spawn(cfg: Arc<ServeConfig>, metrics: Arc<Metrics>) -> std::io::Result<(W
     Ok((handle, thread))
 }
 
-/// Everything the worker runs on the device: the text schedulers, transcriptions, speech.
+/// Everything the worker runs on the device: the text schedulers, embeddings, transcriptions, speech.
 struct Work {
     schedulers: Vec<Scheduler>,
+    embed: EmbedQueue,
     audio: AudioWorker,
     speech: SpeechQueue,
 }
 
 impl Work {
     fn is_idle(&self) -> bool {
-        self.schedulers.iter().all(Scheduler::is_idle) && self.audio.is_idle() && self.speech.is_idle()
+        self.schedulers.iter().all(Scheduler::is_idle)
+            && self.embed.is_idle()
+            && self.audio.is_idle()
+            && self.speech.is_idle()
     }
 
     fn route(&mut self, queue: &QueueCounter, msg: WorkerMsg) {
-        if let Some(job) = route_text_or_speech(&mut self.schedulers, &mut self.speech, queue, msg) {
+        if let Some(job) = route_text_or_speech(&mut self.schedulers, &mut self.embed, &mut self.speech, queue, msg) {
             self.audio.enqueue(job);
         }
     }
 
     fn fail_all(&mut self, err: WorkerError) {
         self.schedulers.iter_mut().for_each(|s| s.fail_all(err.clone()));
+        self.embed.fail_all(err.clone());
         self.audio.fail_all(err.clone());
         self.speech.fail_all(err);
     }
@@ -144,9 +152,10 @@ fn load_all(
     cfg: &ServeConfig,
     queue: &Arc<QueueCounter>,
     metrics: &Arc<Metrics>,
-) -> (Vec<Scheduler>, AudioWorker, Registry, Option<Executor>) {
+) -> (Vec<Scheduler>, EmbedQueue, AudioWorker, Registry, Option<Executor>) {
     let mut registry = Registry { openai: cfg.openai.clone(), ..Registry::default() };
     let mut schedulers = Vec::new();
+    let mut embedders = Vec::new();
     let exec = match Executor::new(&GpuOptions::default()) {
         Ok(g) => g,
         Err(e) => {
@@ -156,6 +165,7 @@ fn load_all(
             registry.failures.extend(cfg.stt_models.iter().map(|m| LoadFailure { id: m.id(), error: e.to_string() }));
             return (
                 schedulers,
+                EmbedQueue::new(Vec::new(), queue.clone(), metrics.clone(), Default::default()),
                 AudioWorker::new(Vec::new(), queue.clone(), metrics.clone(), Default::default()),
                 registry,
                 None,
@@ -197,42 +207,63 @@ fn load_all(
     for spec in &cfg.models {
         let id = spec.id().to_string();
         let t0 = std::time::Instant::now();
-        let loaded = load_text_model(&exec, spec, limits.max_context, limits.prefill_chunk, &cfg.hub)
-            .map_err(|e| e.to_string())
-            .and_then(|mut model| {
-                let slots = spec.max_slots.unwrap_or(limits.max_slots);
-                let backend = backend_for(&model, slots).map_err(|e| e.to_string())?;
-                // The batched decoder caps its rows; report what the model really serves.
-                let slots = backend.max_slots();
-                let tokenizer = Arc::new(model.tokenizer.take().ok_or("the model has no tokenizer")?);
-                let chat = chat_template_for(&tokenizer, &model.dir);
-                if let Err(why) = &chat {
-                    tracing::warn!(model = %id, "chat completions unavailable: {why}");
+        let model = load_text_model(&exec, spec, limits.max_context, limits.prefill_chunk, &cfg.hub);
+        let model = match model {
+            Ok(m) if is_embedder(spec, &m) => Err(m),
+            other => Ok(other),
+        };
+        let model = match model {
+            Ok(generate) => generate,
+            Err(model) => {
+                let dir = model.dir.clone();
+                match load_embedder(model, &id, embedders.len()) {
+                    Ok((entry, embedder)) => {
+                        tracing::info!(model = %id, from = %dir.display(), dims = entry.dims, "embedding model loaded in {:.1}s", t0.elapsed().as_secs_f64());
+                        registry.embedders.push(entry);
+                        embedders.push((id, embedder));
+                    }
+                    Err(error) => {
+                        tracing::error!(model = %id, "failed to load, skipping it: {error}");
+                        registry.failures.push(LoadFailure { id, error });
+                    }
                 }
-                let entry = ModelEntry {
-                    id: id.clone(),
-                    index: schedulers.len(),
-                    vocab: model.arch.vocab(),
-                    max_context: model.max_context(),
-                    slots,
-                    tokenizer: tokenizer.clone(),
-                    chat,
-                    created: unix_now(),
-                    grammar: Default::default(),
-                };
-                entry.prepare_grammar();
-                let sched = Scheduler::new(
-                    id.clone(),
-                    backend,
-                    tokenizer.eos.clone(),
-                    limits.prefill_chunk,
-                    queue.clone(),
-                    metrics.clone(),
-                )
-                .with_prefix_cache(limits.prefix_cache)
-                .with_health(exec.health().clone());
-                Ok((entry, sched, model.dir.clone()))
-            });
+                continue;
+            }
+        };
+        let loaded = model.map_err(|e| e.to_string()).and_then(|mut model| {
+            let slots = spec.max_slots.unwrap_or(limits.max_slots);
+            let backend = backend_for(&model, slots).map_err(|e| e.to_string())?;
+            // The batched decoder caps its rows; report what the model really serves.
+            let slots = backend.max_slots();
+            let tokenizer = Arc::new(model.tokenizer.take().ok_or("the model has no tokenizer")?);
+            let chat = chat_template_for(&tokenizer, &model.dir);
+            if let Err(why) = &chat {
+                tracing::warn!(model = %id, "chat completions unavailable: {why}");
+            }
+            let entry = ModelEntry {
+                id: id.clone(),
+                index: schedulers.len(),
+                vocab: model.arch.vocab(),
+                max_context: model.max_context(),
+                slots,
+                tokenizer: tokenizer.clone(),
+                chat,
+                created: unix_now(),
+                grammar: Default::default(),
+            };
+            entry.prepare_grammar();
+            let sched = Scheduler::new(
+                id.clone(),
+                backend,
+                tokenizer.eos.clone(),
+                limits.prefill_chunk,
+                queue.clone(),
+                metrics.clone(),
+            )
+            .with_prefix_cache(limits.prefix_cache)
+            .with_health(exec.health().clone());
+            Ok((entry, sched, model.dir.clone()))
+        });
         match loaded {
             Ok((entry, sched, model_dir)) => {
                 tracing::info!(model = %id, from = %model_dir.display(), slots = entry.slots, context = entry.max_context, "loaded in {:.1}s", t0.elapsed().as_secs_f64());
@@ -245,7 +276,37 @@ fn load_all(
             }
         }
     }
-    (schedulers, audio, registry, Some(exec))
+    let embed = EmbedQueue::new(embedders, queue.clone(), metrics.clone(), exec.health().clone());
+    (schedulers, embed, audio, registry, Some(exec))
+}
+
+/// Whether `spec` serves embeddings: as its `task` says, or (`auto`) where the checkpoint has
+/// sentence-transformers files with a Pooling module.
+fn is_embedder(spec: &crate::config::ModelSpec, model: &TextModel) -> bool {
+    match spec.task {
+        crate::config::ModelTask::Embed => true,
+        crate::config::ModelTask::Generate => false,
+        crate::config::ModelTask::Auto => EmbedConfig::is_embedding_model(&model.dir),
+    }
+}
+
+/// An embedding model's plan and its registry entry (index `index` of the embedding list).
+fn load_embedder(mut model: TextModel, id: &str, index: usize) -> Result<(EmbedEntry, Embedder), String> {
+    let tokenizer = model.tokenizer.take().ok_or("the model has no tokenizer")?;
+    let config = EmbedConfig::read(&model.dir).map_err(|e| e.to_string())?;
+    let embedder = Embedder::new(&model, config).map_err(|e| e.to_string())?;
+    let entry = EmbedEntry {
+        id: id.to_string(),
+        index,
+        tokenizer: Arc::new(tokenizer),
+        vocab: model.arch.vocab(),
+        dims: embedder.dims(),
+        max_tokens: embedder.max_tokens(),
+        matryoshka: embedder.config.matryoshka.clone(),
+        normalize: embedder.config.normalize,
+        created: unix_now(),
+    };
+    Ok((entry, embedder))
 }
 
 fn serve(
@@ -271,10 +332,12 @@ fn serve(
         while let Ok(msg) = rx.try_recv() {
             work.route(queue, msg);
         }
-        let Work { schedulers, audio, speech } = work;
+        let Work { schedulers, embed, audio, speech } = work;
         for s in schedulers.iter_mut().filter(|s| !s.is_idle()) {
             s.step();
         }
+        // One input of one embedding request between text steps.
+        embed.step();
         // One audio job between text steps. Between its windows, text sequences (and requests
         // that arrive meanwhile) step for as long as the window took, after one sentence of
         // speech: while both have work, each gets about half of the GPU, and a long file does
@@ -283,11 +346,12 @@ fn serve(
         let mut since = Instant::now();
         audio.run_one(&mut || {
             let until = Instant::now() + since.elapsed();
-            // A sentence of speech too, so text to speech does not wait for the whole file either.
+            // A sentence of speech and an input to embed too, so neither waits for the whole file.
             speech.step();
+            embed.step();
             loop {
                 while let Ok(msg) = rx.try_recv() {
-                    deferred.extend(route_text_or_speech(schedulers, speech, queue, msg));
+                    deferred.extend(route_text_or_speech(schedulers, embed, speech, queue, msg));
                 }
                 let mut busy = schedulers.iter_mut().filter(|s| !s.is_idle()).peekable();
                 if busy.peek().is_none() {
@@ -332,6 +396,7 @@ fn debug_lose_device(debug: &mut Debug, exec: Option<&Executor>) {
 /// running a job, between whose windows this is called).
 fn route_text_or_speech(
     schedulers: &mut [Scheduler],
+    embed: &mut EmbedQueue,
     speech: &mut SpeechQueue,
     queue: &QueueCounter,
     msg: WorkerMsg,
@@ -339,6 +404,7 @@ fn route_text_or_speech(
     match msg {
         WorkerMsg::Transcribe(job) => return Some(job),
         WorkerMsg::Speech(req) => speech.enqueue(req),
+        WorkerMsg::Embed(req) => embed.enqueue(req),
         WorkerMsg::Generate(req) => match schedulers.get_mut(req.model) {
             Some(s) => s.enqueue(req),
             None => {

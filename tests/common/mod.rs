@@ -2,6 +2,7 @@
 //! that are printed so a failure can be replayed (GERBIL_SEED=<n>).
 #![allow(dead_code)]
 
+pub mod embed_reference;
 pub mod one_token;
 pub mod reference_fixture;
 pub mod speech_reference;

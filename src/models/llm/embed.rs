@@ -117,7 +117,10 @@ fn pooling_of(p: &StPooling) -> Result<Pooling, String> {
         (true, false, false) => Ok(Pooling::LastToken),
         (false, true, false) => Ok(Pooling::Mean),
         (false, false, true) => Ok(Pooling::Cls),
-        _ => Err("exactly one of pooling_mode_lasttoken, pooling_mode_mean_tokens and pooling_mode_cls_token must be set".into()),
+        _ => Err(
+            "exactly one of pooling_mode_lasttoken, pooling_mode_mean_tokens and pooling_mode_cls_token must be set"
+                .into(),
+        ),
     }
 }
 

@@ -2,6 +2,7 @@
 
 pub mod chat_completions;
 pub mod completions;
+pub mod embeddings;
 pub mod health;
 pub mod metrics;
 pub mod models;

@@ -1,4 +1,4 @@
-//! GET /v1/models and GET /v1/models/{id}: the loaded models (LLMs and transcription models). (Ids may
+//! GET /v1/models and GET /v1/models/{id}: the loaded models (LLMs, embedding and transcription models). (Ids may
 //! contain slashes, as HF repo ids do, hence the wildcard path.)
 
 use std::sync::Arc;
@@ -15,11 +15,12 @@ fn object(id: &str, created: u64) -> ModelObject {
     ModelObject { id: id.to_string(), object: "model", created, owned_by: "gerbil" }
 }
 
-/// Every model a request's `model` may name: the LLMs, then the transcription models (as OpenAI
+/// Every model a request's `model` may name: the LLMs, the embedding models, then the transcription models (as OpenAI
 /// lists whisper-1). Voices are listed by GET /v1/audio/voices.
 fn objects(registry: &Registry) -> impl Iterator<Item = ModelObject> + '_ {
     let llms = registry.models.iter().map(|m| object(&m.id, m.created));
-    llms.chain(registry.speech.iter().map(|m| object(&m.id, m.created)))
+    let embedders = registry.embedders.iter().map(|m| object(&m.id, m.created));
+    llms.chain(embedders).chain(registry.speech.iter().map(|m| object(&m.id, m.created)))
 }
 
 pub async fn list(State(state): State<Arc<AppState>>) -> Result<Json<ModelList>, ApiError> {

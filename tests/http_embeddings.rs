@@ -1,0 +1,178 @@
+//! POST /v1/embeddings against the decoder-embedder fixture (tools/make_fixtures_embed.py), served
+//! beside the text fixture: every input form gives transformers' pooled vector in input order, base64
+//! is the same vector's bytes, `dimensions` truncates and renormalises, and bad input gets a 400
+//! naming its field.
+
+mod common;
+mod http_support;
+
+use base64::Engine;
+use common::embed_reference::{cosine, embed_cases, embed_fixture, max_abs_diff, pool};
+use gerbil::config::{ModelSpec, ModelTask, WeightKind};
+use gerbil::models::llm::embed::Pooling;
+use http_support::*;
+use serde_json::{json, Value};
+
+const EMBED: &str = "embed";
+
+fn server() -> &'static TestServer {
+    static S: std::sync::OnceLock<TestServer> = std::sync::OnceLock::new();
+    S.get_or_init(|| {
+        let mut cfg = config();
+        let mut spec = ModelSpec::from_source(&embed_fixture().to_string_lossy());
+        spec.name = Some(EMBED.into());
+        // f32 weights and caches: the vectors compare with transformers' to rounding (the default f16
+        // cache alone moves them by ~1e-4).
+        spec.format = WeightKind::F32;
+        spec.kv_dtype = gerbil::gpu::KvDtype::F32;
+        cfg.models.push(spec);
+        start(cfg)
+    })
+}
+
+fn vectors(v: &Value) -> Vec<Vec<f32>> {
+    v["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            assert_eq!((d["object"].as_str(), d["index"].as_u64()), (Some("embedding"), Some(i as u64)), "{d}");
+            d["embedding"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap() as f32).collect()
+        })
+        .collect()
+}
+
+fn assert_matches(got: &[f32], want: &[f32], what: &str) {
+    let (d, cos) = (max_abs_diff(got, want), cosine(got, want));
+    assert!(cos >= 0.9999 && d <= 1e-5, "{what}: max |diff| {d}, cosine {cos}");
+}
+
+#[test]
+fn every_input_form_gives_the_reference_vectors_in_order() {
+    let (cases, width) = embed_cases();
+    let want: Vec<Vec<f32>> = cases.iter().map(|c| pool(&c.hidden, width, Pooling::LastToken, true)).collect();
+    let texts: Vec<&str> = cases.iter().map(|c| c.text.as_str()).collect();
+    let tokens: Vec<&Vec<u32>> = cases.iter().map(|c| &c.ids).collect();
+    let total: usize = cases.iter().map(|c| c.ids.len()).sum();
+    for (input, n) in
+        [(json!(texts), cases.len()), (json!(tokens), cases.len()), (json!(texts[2]), 1), (json!(cases[1].ids), 1)]
+    {
+        let (status, v) = server().post("/v1/embeddings", &json!({"model": EMBED, "input": input}));
+        assert_eq!(status, 200, "{v}");
+        assert_eq!((v["object"].as_str(), v["model"].as_str()), (Some("list"), Some(EMBED)));
+        let got = vectors(&v);
+        assert_eq!(got.len(), n);
+        let expected: Vec<&Vec<f32>> = match n {
+            1 if input.is_string() => vec![&want[2]],
+            1 => vec![&want[1]],
+            _ => want.iter().collect(),
+        };
+        let tokens_in: usize = match n {
+            1 if input.is_string() => cases[2].ids.len(),
+            1 => cases[1].ids.len(),
+            _ => total,
+        };
+        for (i, (g, w)) in got.iter().zip(&expected).enumerate() {
+            assert_eq!(g.len(), width);
+            assert_matches(g, w, &format!("{input}: input {i}"));
+        }
+        assert_eq!(v["usage"], json!({"prompt_tokens": tokens_in, "total_tokens": tokens_in}));
+    }
+}
+
+#[test]
+fn base64_is_the_float_vector_and_dimensions_truncate() {
+    let (cases, width) = embed_cases();
+    let body = |extra: Value| {
+        let mut b = json!({"model": EMBED, "input": [cases[0].text, cases[2].text]});
+        b.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        b
+    };
+    let (_, floats) = server().post("/v1/embeddings", &body(json!({"encoding_format": "float"})));
+    let floats = vectors(&floats);
+    let (status, b64) = server().post("/v1/embeddings", &body(json!({"encoding_format": "base64"})));
+    assert_eq!(status, 200, "{b64}");
+    for (i, d) in b64["data"].as_array().unwrap().iter().enumerate() {
+        let bytes = base64::engine::general_purpose::STANDARD.decode(d["embedding"].as_str().unwrap()).unwrap();
+        let v: Vec<f32> = bytes.chunks_exact(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect();
+        assert_eq!(v, floats[i], "input {i}: base64 holds the float vector's bits");
+    }
+    // Matryoshka: the first d values, back at unit length.
+    for d in [1, 7, width - 1, width] {
+        let (status, v) = server().post("/v1/embeddings", &body(json!({"dimensions": d})));
+        assert_eq!(status, 200, "{v}");
+        for (i, got) in vectors(&v).iter().enumerate() {
+            let mut want = floats[i][..d].to_vec();
+            gerbil::models::llm::embed::normalize(&mut want);
+            assert_eq!(got.len(), d);
+            assert!(max_abs_diff(got, &want) <= 1e-6, "dimensions {d}, input {i}");
+            let norm: f32 = got.iter().map(|x| x * x).sum::<f32>().sqrt();
+            assert!((norm - 1.0).abs() < 1e-5, "dimensions {d}: |v| = {norm}");
+        }
+    }
+}
+
+#[test]
+fn bad_embedding_requests_name_the_field() {
+    let (cases, width) = embed_cases();
+    let long = vec![5u32; 257];
+    for (body, param) in [
+        (json!({"model": EMBED, "input": ""}), "input"),
+        (json!({"model": EMBED, "input": []}), "input"),
+        (json!({"model": EMBED, "input": ["a", ""]}), "input"),
+        (json!({"model": EMBED, "input": [[]]}), "input"),
+        (json!({"model": EMBED, "input": [1, 384]}), "input"),
+        (json!({"model": EMBED, "input": [1, -1]}), "input"),
+        (json!({"model": EMBED, "input": long}), "input"),
+        (json!({"model": EMBED, "input": vec!["a"; 2049]}), "input"),
+        (json!({"model": EMBED}), "input"),
+        (json!({"model": EMBED, "input": {"text": "a"}}), "input"),
+        (json!({"model": EMBED, "input": "a", "dimensions": 0}), "dimensions"),
+        (json!({"model": EMBED, "input": "a", "dimensions": width + 1}), "dimensions"),
+        (json!({"model": EMBED, "input": "a", "encoding_format": "int8"}), "encoding_format"),
+        (json!({"model": EMBED, "input": "a", "temperature": 1}), "temperature"),
+        (json!({"model": MODEL, "input": "a"}), "model"),
+    ] {
+        let (status, v) = server().post("/v1/embeddings", &body);
+        assert_eq!(status, 400, "{body}: {v}");
+        assert_eq!(v["error"]["param"], param, "{body}: {v}");
+        assert_eq!(v["error"]["type"], "invalid_request_error", "{v}");
+    }
+    let (status, v) = server().post("/v1/embeddings", &json!({"model": "missing", "input": "a"}));
+    assert_eq!((status, &v["error"]["code"]), (404, &json!("model_not_found")), "{v}");
+    // The longest input the model takes is accepted: the limit is the context, not one less.
+    let (status, v) = server().post("/v1/embeddings", &json!({"model": EMBED, "input": vec![5u32; 256]}));
+    assert_eq!(status, 200, "{v}");
+    // The server keeps serving after the refusals.
+    let (status, v) = server().post("/v1/embeddings", &json!({"model": EMBED, "input": cases[3].text}));
+    assert_eq!(status, 200, "{v}");
+}
+
+#[test]
+fn the_embedding_model_is_listed_and_generation_still_works_beside_it() {
+    let (status, body) = server().get("/v1/models");
+    assert_eq!(status, 200);
+    let v: Value = serde_json::from_str(&body).unwrap();
+    let ids: Vec<&str> = v["data"].as_array().unwrap().iter().map(|m| m["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, vec![MODEL, EMBED]);
+    let (status, v) = server().post("/v1/completions", &json!({"model": MODEL, "prompt": PROMPT, "max_tokens": 3}));
+    assert_eq!(status, 200, "{v}");
+    // An embedding model does not generate.
+    let (status, v) = server().post("/v1/completions", &json!({"model": EMBED, "prompt": PROMPT, "max_tokens": 3}));
+    assert_eq!(status, 404, "{v}");
+}
+
+#[test]
+fn task_generate_serves_an_embedding_checkpoint_as_a_text_model() {
+    let mut spec = ModelSpec::from_source(&embed_fixture().to_string_lossy());
+    spec.name = Some(EMBED.into());
+    spec.task = ModelTask::Generate;
+    let mut cfg = config();
+    cfg.models = vec![spec];
+    let s = start(cfg);
+    let (status, v) = s.post("/v1/embeddings", &json!({"model": EMBED, "input": "a"}));
+    assert_eq!((status, &v["error"]["param"]), (400, &json!("model")), "{v}");
+    let (status, v) = s.post("/v1/completions", &json!({"model": EMBED, "prompt": "a", "max_tokens": 2}));
+    assert_eq!(status, 200, "{v}");
+}
