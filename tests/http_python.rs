@@ -7,6 +7,7 @@ mod http_support;
 
 use std::process::Command;
 
+use gerbil::config::ModelSpec;
 use http_support::*;
 
 #[test]
@@ -15,6 +16,11 @@ fn python_openai_sdk_and_openapi_suite() {
     // Room for the tool-calling prompt (test_tool_calls_parse_into_the_sdk_types).
     let mut cfg = long_context_config();
     cfg.api_key = Some("python-suite-key".into());
+    // The decoder-embedder fixture beside it, for the SDK's embeddings call.
+    let embed_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/qwen3_embed");
+    let mut embed = ModelSpec::from_source(&embed_dir.to_string_lossy());
+    embed.name = Some("embed".into());
+    cfg.models.push(embed);
     let server = start(cfg);
     let status = Command::new("python3")
         .args(["-m", "pytest", "tests/http", "-q", "--tb=short", "-p", "no:cacheprovider"])
@@ -22,6 +28,7 @@ fn python_openai_sdk_and_openapi_suite() {
         .env("GERBIL_BASE_URL", &server.base)
         .env("GERBIL_API_KEY", "python-suite-key")
         .env("GERBIL_MODEL", MODEL)
+        .env("GERBIL_EMBED_MODEL", "embed")
         .status()
         .expect("run pytest");
     assert!(status.success(), "the Python HTTP suite failed (output above)");

@@ -1,9 +1,9 @@
 """Fixtures for the HTTP suite: a running gerbil server and clients for it.
 
 Either point the suite at a server that is already running
-(GERBIL_BASE_URL, GERBIL_API_KEY, GERBIL_MODEL; tests/http_python.rs does this),
+(GERBIL_BASE_URL, GERBIL_API_KEY, GERBIL_MODEL, GERBIL_EMBED_MODEL; tests/http_python.rs does this),
 or let it start one: the `gerbil` binary (GERBIL_BIN, default target/debug/gerbil)
-serving the tiny tests/fixtures/qwen3 model as "qwen3" with API key "test-key"
+serving the tiny tests/fixtures/qwen3 model as "qwen3" and tests/fixtures/qwen3_embed as "embed" with API key "test-key"
 passed through the GERBIL_API_KEY environment variable.
 """
 
@@ -24,10 +24,11 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 class Server:
-    def __init__(self, base_url, api_key, model):
+    def __init__(self, base_url, api_key, model, embed_model):
         self.base_url = base_url.rstrip("/")
         self.api_key = api_key
         self.model = model
+        self.embed_model = embed_model
 
     def url(self, path):
         return self.base_url + path
@@ -56,7 +57,7 @@ def _spawn():
     pathlib.Path(fixture, "config.json").write_text(json.dumps(declared))
     cfg.write(
         f'listen = "127.0.0.1:{port}"\n'
-        f'models = [{{ source = "{fixture}", name = "qwen3" }}]\n'
+        f'models = [{{ source = "{fixture}", name = "qwen3" }}, {{ source = "{ROOT / "tests" / "fixtures" / "qwen3_embed"}", name = "embed" }}]\n'
         "[limits]\nmax_slots = 4\nmax_tokens = 200\n"
     )
     cfg.close()
@@ -70,7 +71,7 @@ def _spawn():
             pytest.exit(f"gerbil serve exited with {proc.returncode}", 2)
         try:
             if requests.get(base + "/ready", timeout=2).status_code == 200:
-                return proc, Server(base, "test-key", "qwen3")
+                return proc, Server(base, "test-key", "qwen3", "embed")
         except requests.ConnectionError:
             pass
         time.sleep(0.2)
@@ -82,7 +83,12 @@ def _spawn():
 def server():
     base = os.environ.get("GERBIL_BASE_URL")
     if base:
-        yield Server(base, os.environ.get("GERBIL_API_KEY", ""), os.environ.get("GERBIL_MODEL", "qwen3"))
+        yield Server(
+            base,
+            os.environ.get("GERBIL_API_KEY", ""),
+            os.environ.get("GERBIL_MODEL", "qwen3"),
+            os.environ.get("GERBIL_EMBED_MODEL", "embed"),
+        )
         return
     proc, srv = _spawn()
     try:
@@ -101,3 +107,8 @@ def client(server):
 @pytest.fixture(scope="session")
 def model(server):
     return server.model
+
+
+@pytest.fixture(scope="session")
+def embed_model(server):
+    return server.embed_model

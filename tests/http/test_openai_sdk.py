@@ -14,9 +14,9 @@ def greedy(client, model, prompt=PROMPT, n_tokens=16, **kw):
     return r
 
 
-def test_models(client, model):
+def test_models(client, model, embed_model):
     ids = [m.id for m in client.models.list()]
-    assert ids == [model]
+    assert ids == [model, embed_model]
     m = client.models.retrieve(model)
     assert m.id == model and m.object == "model"
     with pytest.raises(openai.NotFoundError):
@@ -256,3 +256,26 @@ def test_tool_calls_parse_into_the_sdk_types(client, model):
                 slot["arguments"] += d.function.arguments or ""
             finish = c.finish_reason or finish
     assert streamed == {0: {"name": "add", "arguments": call.function.arguments}} and finish == "tool_calls"
+
+
+def test_embeddings(client, embed_model):
+    texts = ["The quick brown fox", "the river remembers everything"]
+    # The SDK asks for base64 and decodes it; the float form must give the same numbers.
+    r = client.embeddings.create(model=embed_model, input=texts)
+    assert r.object == "list" and r.model == embed_model and [d.index for d in r.data] == [0, 1]
+    f = client.embeddings.create(model=embed_model, input=texts, encoding_format="float")
+    for a, b in zip(r.data, f.data):
+        assert len(a.embedding) == 64 and a.embedding == pytest.approx(b.embedding, abs=1e-7)
+        assert sum(x * x for x in a.embedding) == pytest.approx(1.0, abs=1e-5)
+    assert r.data[0].embedding != pytest.approx(r.data[1].embedding, abs=1e-3)
+    assert r.usage.prompt_tokens == r.usage.total_tokens > 0
+    one = client.embeddings.create(model=embed_model, input=texts[1], encoding_format="float")
+    assert one.data[0].embedding == pytest.approx(f.data[1].embedding, abs=1e-6)
+    short = client.embeddings.create(model=embed_model, input=texts[0], dimensions=16, encoding_format="float")
+    assert len(short.data[0].embedding) == 16
+    with pytest.raises(openai.BadRequestError) as e:
+        client.embeddings.create(model=embed_model, input="")
+    assert e.value.body["param"] == "input"
+    with pytest.raises(openai.BadRequestError) as e:
+        client.embeddings.create(model=embed_model, input="a", dimensions=65)
+    assert e.value.body["param"] == "dimensions"

@@ -95,6 +95,15 @@ def test_chat_responses(openapi, server, model):
          "structured_outputs": {"regex": "[0-9]{1,3}"}}, expect=200)
 
 
+def test_embedding_responses(openapi, server, embed_model):
+    base = {"model": embed_model, "input": ["a river", "the fox"]}
+    call(openapi, server, "POST", "/v1/embeddings", base, expect=200)
+    call(openapi, server, "POST", "/v1/embeddings", dict(base, encoding_format="base64", dimensions=8), expect=200)
+    call(openapi, server, "POST", "/v1/embeddings", {"model": embed_model, "input": [[5, 6], [7]]}, expect=200)
+    call(openapi, server, "POST", "/v1/embeddings", {"model": embed_model, "input": "a", "dimensions": 10**4}, expect=400)
+    call(openapi, server, "POST", "/v1/embeddings", {"model": "missing", "input": "a"}, expect=404)
+
+
 def test_error_responses(openapi, server, model):
     bad = {"model": model, "prompt": PROMPT, "temperature": 7}
     call(openapi, server, "POST", "/v1/completions", bad, expect=400, valid_request=False)
@@ -156,5 +165,5 @@ def test_every_served_route_is_documented(spec_dict, server):
     served = {re.sub(r"\{\*?\w+\}", "{model}", p) for p in re.findall(r'\.route\(\s*"([^"]+)"', app)}
     assert served == set(spec_dict["paths"])
     # And nothing else answers: an undocumented path is a 404 in OpenAI's shape.
-    r = requests.get(server.url("/v1/embeddings"), headers=server.headers(), timeout=30)
+    r = requests.get(server.url("/v1/files"), headers=server.headers(), timeout=30)
     assert r.status_code == 404 and set(r.json()["error"]) == {"message", "type", "param", "code"}
