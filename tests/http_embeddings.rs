@@ -1,5 +1,5 @@
-//! POST /v1/embeddings against the decoder-embedder fixture (tools/make_fixtures_embed.py), served
-//! beside the text fixture: every input form gives transformers' pooled vector in input order, base64
+//! POST /v1/embeddings against the embedding fixtures (tools/make_fixtures_embed.py: a decoder
+//! embedder and a BERT encoder), served beside the text fixture: every input form gives transformers' pooled vector in input order, base64
 //! is the same vector's bytes, `dimensions` truncates and renormalises, and bad input gets a 400
 //! naming its field.
 
@@ -7,13 +7,14 @@ mod common;
 mod http_support;
 
 use base64::Engine;
-use common::embed_reference::{cosine, embed_cases, embed_fixture, max_abs_diff, pool};
+use common::embed_reference::{bert_fixture, cosine, embed_cases, embed_cases_in, embed_fixture, max_abs_diff, pool};
 use gerbil::config::{ModelSpec, ModelTask, WeightKind};
-use gerbil::models::llm::embed::Pooling;
+use gerbil::models::embedding::Pooling;
 use http_support::*;
 use serde_json::{json, Value};
 
 const EMBED: &str = "embed";
+const BERT: &str = "bert";
 
 fn server() -> &'static TestServer {
     static S: std::sync::OnceLock<TestServer> = std::sync::OnceLock::new();
@@ -26,6 +27,10 @@ fn server() -> &'static TestServer {
         spec.format = WeightKind::F32;
         spec.kv_dtype = gerbil::gpu::KvDtype::F32;
         cfg.models.push(spec);
+        // Found as an embedding model by its config.json (model_type bert), no `task` needed.
+        let mut bert = ModelSpec::from_source(&bert_fixture().to_string_lossy());
+        bert.name = Some(BERT.into());
+        cfg.models.push(bert);
         start(cfg)
     })
 }
@@ -104,7 +109,7 @@ fn base64_is_the_float_vector_and_dimensions_truncate() {
         assert_eq!(status, 200, "{v}");
         for (i, got) in vectors(&v).iter().enumerate() {
             let mut want = floats[i][..d].to_vec();
-            gerbil::models::llm::embed::normalize(&mut want);
+            gerbil::models::embedding::normalize(&mut want);
             assert_eq!(got.len(), d);
             assert!(max_abs_diff(got, &want) <= 1e-6, "dimensions {d}, input {i}");
             let norm: f32 = got.iter().map(|x| x * x).sum::<f32>().sqrt();
@@ -132,15 +137,21 @@ fn bad_embedding_requests_name_the_field() {
         (json!({"model": EMBED, "input": "a", "dimensions": width + 1}), "dimensions"),
         (json!({"model": EMBED, "input": "a", "encoding_format": "int8"}), "encoding_format"),
         (json!({"model": EMBED, "input": "a", "temperature": 1}), "temperature"),
-        (json!({"model": MODEL, "input": "a"}), "model"),
     ] {
         let (status, v) = server().post("/v1/embeddings", &body);
         assert_eq!(status, 400, "{body}: {v}");
         assert_eq!(v["error"]["param"], param, "{body}: {v}");
         assert_eq!(v["error"]["type"], "invalid_request_error", "{v}");
     }
-    let (status, v) = server().post("/v1/embeddings", &json!({"model": "missing", "input": "a"}));
-    assert_eq!((status, &v["error"]["code"]), (404, &json!("model_not_found")), "{v}");
+    // An unknown name, and a text model's (it serves no embeddings).
+    for model in ["missing", MODEL] {
+        let (status, v) = server().post("/v1/embeddings", &json!({"model": model, "input": "a"}));
+        assert_eq!(
+            (status, &v["error"]["code"], &v["error"]["param"]),
+            (404, &json!("model_not_found"), &json!("model")),
+            "{v}"
+        );
+    }
     // The longest input the model takes is accepted: the limit is the context, not one less.
     let (status, v) = server().post("/v1/embeddings", &json!({"model": EMBED, "input": vec![5u32; 256]}));
     assert_eq!(status, 200, "{v}");
@@ -155,7 +166,7 @@ fn the_embedding_model_is_listed_and_generation_still_works_beside_it() {
     assert_eq!(status, 200);
     let v: Value = serde_json::from_str(&body).unwrap();
     let ids: Vec<&str> = v["data"].as_array().unwrap().iter().map(|m| m["id"].as_str().unwrap()).collect();
-    assert_eq!(ids, vec![MODEL, EMBED]);
+    assert_eq!(ids, vec![MODEL, EMBED, BERT]);
     let (status, v) = server().post("/v1/completions", &json!({"model": MODEL, "prompt": PROMPT, "max_tokens": 3}));
     assert_eq!(status, 200, "{v}");
     // An embedding model does not generate.
@@ -172,7 +183,31 @@ fn task_generate_serves_an_embedding_checkpoint_as_a_text_model() {
     cfg.models = vec![spec];
     let s = start(cfg);
     let (status, v) = s.post("/v1/embeddings", &json!({"model": EMBED, "input": "a"}));
-    assert_eq!((status, &v["error"]["param"]), (400, &json!("model")), "{v}");
+    assert_eq!((status, &v["error"]["code"]), (404, &json!("model_not_found")), "{v}");
     let (status, v) = s.post("/v1/completions", &json!({"model": EMBED, "prompt": "a", "max_tokens": 2}));
+    assert_eq!(status, 200, "{v}");
+}
+
+#[test]
+fn a_bert_encoder_serves_mean_pooled_vectors_and_refuses_dimensions() {
+    let (cases, width) = embed_cases_in(&bert_fixture());
+    let texts: Vec<&str> = cases.iter().map(|c| c.text.as_str()).collect();
+    let (status, v) = server().post("/v1/embeddings", &json!({"model": BERT, "input": texts}));
+    assert_eq!(status, 200, "{v}");
+    for (i, (got, c)) in vectors(&v).iter().zip(&cases).enumerate() {
+        assert_matches(got, &pool(&c.hidden, width, Pooling::Mean, true), &format!("bert input {i}"));
+    }
+    let total: usize = cases.iter().map(|c| c.ids.len()).sum();
+    assert_eq!(v["usage"]["prompt_tokens"], total, "[CLS] and [SEP] counted");
+    // No Matryoshka field in its config: `dimensions` is refused; its 128 positions bound an input.
+    for (body, param) in [
+        (json!({"model": BERT, "input": "a", "dimensions": 8}), "dimensions"),
+        (json!({"model": BERT, "input": vec![5u32; 129]}), "input"),
+        (json!({"model": BERT, "input": [1, 134]}), "input"),
+    ] {
+        let (status, v) = server().post("/v1/embeddings", &body);
+        assert_eq!((status, &v["error"]["param"]), (400, &json!(param)), "{body}: {v}");
+    }
+    let (status, v) = server().post("/v1/embeddings", &json!({"model": BERT, "input": vec![5u32; 128]}));
     assert_eq!(status, 200, "{v}");
 }

@@ -10,11 +10,12 @@ mod http_support;
 
 use std::process::Command;
 
-use gerbil::config::{SttModelSpec, VoiceSpec};
+use gerbil::config::{ModelSpec, SttModelSpec, VoiceSpec};
 use http_support::*;
 
 const VOICE: &str = "joe";
 const STT: &str = "whisper-tiny.en";
+const EMBED: &str = "embed";
 
 fn schemathesis(server: &TestServer, vocab: usize, extra: &[&str]) -> bool {
     let examples = std::env::var("GERBIL_ST_EXAMPLES").unwrap_or_else(|_| "25".into());
@@ -64,6 +65,10 @@ fn schemathesis(server: &TestServer, vocab: usize, extra: &[&str]) -> bool {
         .env("GERBIL_ST_VOICES", voices)
         .env("GERBIL_ST_TEXT_MODELS", MODEL)
         .env("GERBIL_ST_STT_MODELS", stt)
+        .env("GERBIL_ST_EMBED_MODELS", EMBED)
+        // The embedding fixture: 64 wide, a 256-token context.
+        .env("GERBIL_ST_EMBED_DIMS", "64")
+        .env("GERBIL_ST_EMBED_TOKENS", "256")
         // ~4 bytes a character, a token a byte at most: 200 characters stay well inside 2048 positions.
         .env("GERBIL_ST_PROMPT_CHARS", "200")
         .env("GERBIL_ST_SPEECH_CHARS", "60")
@@ -72,8 +77,8 @@ fn schemathesis(server: &TestServer, vocab: usize, extra: &[&str]) -> bool {
         .success()
 }
 
-/// The fixture with a 2048-token context (room for a tool-calling prompt), a voice, a transcription
-/// model, and a low max_tokens so that generation on software Vulkan stays short.
+/// The fixture with a 2048-token context (room for a tool-calling prompt), the embedding fixture, a
+/// voice, a transcription model, and a low max_tokens so that generation on software Vulkan stays short.
 fn config_for_test() -> gerbil::config::ServeConfig {
     let assets = gerbil::config::test_assets_dir();
     let (voice, whisper) = (assets.join("piper/en_US-joe-medium"), assets.join("whisper-tiny-en"));
@@ -81,6 +86,10 @@ fn config_for_test() -> gerbil::config::ServeConfig {
     let mut cfg = long_context_config();
     cfg.voices = vec![VoiceSpec::new(VOICE, &voice.to_string_lossy())];
     cfg.stt_models = vec![SttModelSpec { source: whisper, name: Some(STT.into()) }];
+    let embed_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/qwen3_embed");
+    let mut embed = ModelSpec::from_source(&embed_dir.to_string_lossy());
+    embed.name = Some(EMBED.into());
+    cfg.models.push(embed);
     cfg.limits.max_tokens = 8;
     cfg.limits.max_n = 4;
     cfg.limits.request_timeout_s = 300;

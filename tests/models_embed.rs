@@ -1,15 +1,19 @@
-//! Decoder embedders (src/models/llm/embed.rs) against transformers: the Qwen3-Embedding-shaped
-//! fixture (tools/make_fixtures_embed.py: a bare `Qwen3Model` checkpoint, sentence-transformers
-//! files pooling the last token) gives transformers' last_hidden_state, pooled and normalised, for
-//! inputs shorter and longer than a prefill chunk; mean and first-token pooling pool the same rows.
+//! Embedding models against transformers (fixtures from tools/make_fixtures_embed.py):
+//! - decoder embedders (src/models/llm/embed.rs): the Qwen3-Embedding-shaped fixture (a bare
+//!   `Qwen3Model` checkpoint, sentence-transformers files pooling the last token) gives transformers'
+//!   last_hidden_state, pooled and normalised, for inputs shorter and longer than a prefill chunk;
+//! - BERT encoders (src/models/bert): a `BertModel` with all-MiniLM's files (mean pooling, normalised);
+//! and mean, first-token and last-token pooling pool the same rows.
 
 mod common;
 
 use common::embed_reference::{
-    cosine, embed_cases as cases, embed_fixture as fixture, max_abs_diff, pool, EmbedCase as Case,
+    bert_fixture, cosine, embed_cases as cases, embed_cases_in, embed_fixture as fixture, max_abs_diff, pool,
+    EmbedCase as Case,
 };
 use common::exec;
-use gerbil::models::llm::embed::{EmbedConfig, Embedder, Pooling};
+use gerbil::models::embedding::{EmbedConfig, EmbeddingModel, Pooling};
+use gerbil::models::llm::embed::Embedder;
 use gerbil::models::llm::{LoadOptions, TextModel};
 use gerbil::weights::WeightFormat;
 
@@ -18,10 +22,10 @@ fn load(chunk: usize) -> TextModel {
     TextModel::load(&exec(), &fixture(), opts).unwrap()
 }
 
-fn check(e: &mut Embedder, cases: &[Case], width: usize, what: &str) {
+fn check(e: &mut dyn EmbeddingModel, cases: &[Case], width: usize, what: &str) {
     for (i, c) in cases.iter().enumerate() {
         let got = e.embed(&c.ids).unwrap();
-        let want = pool(&c.hidden, width, e.config.pooling, e.config.normalize);
+        let want = pool(&c.hidden, width, e.config().pooling, e.config().normalize);
         assert_eq!(got.len(), width);
         let d = max_abs_diff(&got, &want);
         let cos = cosine(&got, &want);
@@ -89,4 +93,39 @@ fn empty_and_too_long_inputs_are_refused() {
     assert_eq!(e.max_tokens(), 96);
     assert!(e.embed(&[5; 97]).is_err());
     assert_eq!(e.embed(&[5; 96]).unwrap().len(), e.dims());
+}
+
+fn load_bert(config: EmbedConfig, max_context: usize) -> Box<dyn EmbeddingModel> {
+    let load = gerbil::models::registry::encoder_embedder(&bert_fixture()).expect("config.json names bert");
+    load(&exec(), &bert_fixture(), config, max_context).unwrap()
+}
+
+#[test]
+fn bert_embeddings_match_transformers_with_every_pooling() {
+    let (cases, width) = embed_cases_in(&bert_fixture());
+    let tok = gerbil::text::TextTokenizer::from_dir(&bert_fixture(), &[]).unwrap();
+    for c in &cases {
+        assert_eq!(tok.encode(&c.text, true).unwrap(), c.ids, "[CLS] .. [SEP] as the reference's tokenizer adds them");
+    }
+    let config = EmbedConfig::read(&bert_fixture()).unwrap();
+    assert_eq!(config, EmbedConfig { pooling: Pooling::Mean, normalize: true, matryoshka: None });
+    let mut e = load_bert(config, 4096);
+    assert_eq!((e.dims(), e.max_tokens(), e.vocab()), (width, 128, 134), "positions bound the input");
+    check(&mut *e, &cases, width, "bert mean");
+    for (pooling, normalize) in [(Pooling::Cls, true), (Pooling::Mean, false), (Pooling::LastToken, false)] {
+        let mut e = load_bert(EmbedConfig { pooling, normalize, matryoshka: None }, 4096);
+        check(&mut *e, &cases, width, &format!("bert {pooling:?}, normalize {normalize}"));
+    }
+}
+
+#[test]
+fn bert_inputs_are_bounded_by_positions_and_the_configured_context() {
+    let mut e = load_bert(EmbedConfig::read(&bert_fixture()).unwrap(), 4096);
+    assert!(e.embed(&[]).is_err());
+    assert!(e.embed(&[5; 129]).is_err());
+    assert!(e.embed(&[134]).is_err(), "a token past the vocabulary");
+    assert_eq!(e.embed(&[5; 128]).unwrap().len(), 64);
+    let mut short = load_bert(EmbedConfig::read(&bert_fixture()).unwrap(), 16);
+    assert_eq!(short.max_tokens(), 16);
+    assert!(short.embed(&[5; 17]).is_err());
 }

@@ -144,6 +144,15 @@ fn model_entry_errors_name_the_entry_and_field() {
     for ok in [8, 1024] {
         load(&format!("models = [{{ source = \"a\", kv_block_tokens = {ok} }}]")).unwrap();
     }
+    let c = load("models = [\"a\", { source = \"b\", task = \"embed\" }, { source = \"c\", task = \"generate\" }]")
+        .unwrap();
+    let tasks: Vec<_> = c.models.iter().map(|m| m.task).collect();
+    assert_eq!(
+        tasks,
+        [crate::config::ModelTask::Auto, crate::config::ModelTask::Embed, crate::config::ModelTask::Generate]
+    );
+    let e = load("models = [{ source = \"a\", task = \"rerank\" }]").unwrap_err().to_string();
+    assert!(e.contains("models[0]") && e.contains("unknown variant `rerank`"), "{e}");
     for (text, says) in [
         ("models = [\"a/b\", { sorce = \"c/d\" }]", ["models[1]", "unknown field `sorce`"]),
         ("models = [{ source = \"c/d\", format = \"int8\" }]", ["models[0]", "unknown variant `int8`"]),

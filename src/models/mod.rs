@@ -1,10 +1,12 @@
-//! Model families behind three interfaces the worker sees: a text model (`llm`, over the
-//! decoder-only families' `decoder::TextArch`), a transcriber (`speech::SpeechModel`) and a voice
-//! (`voice::Voice`). Each family lives in one folder, mirroring its reference implementation's
+//! Model families behind four interfaces the worker sees: a text model (`llm`, over the
+//! decoder-only families' `decoder::TextArch`), an embedding model (`embedding::EmbeddingModel`), a
+//! transcriber (`speech::SpeechModel`) and a voice (`voice::Voice`). Each family lives in one folder, mirroring its reference implementation's
 //! config and weight names, and is registered in one place: `registry.rs`.
 
+pub mod bert;
 pub mod dac;
 pub mod decoder;
+pub mod embedding;
 pub mod lfm2;
 pub mod llama;
 pub mod llm;

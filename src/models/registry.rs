@@ -1,14 +1,15 @@
-//! Where the transcriber and voice families are registered: the transcribers by config.json's
-//! `model_type`, the voices by the `kind` a `[[voices]]` entry names. Adding one is a folder and a
+//! Where the transcriber, encoder-embedder and voice families are registered: the transcribers and
+//! encoders by config.json's `model_type`, the voices by the `kind` a `[[voices]]` entry names. Adding one is a folder and a
 //! line here. (The text families are registered with the text model interface, in
 //! `llm/architectures.rs`: a voice may speak through a text model, so the text model must not
 //! depend on the voices.)
 
 use std::path::Path;
 
+use super::embedding::{EmbedConfig, EmbeddingModel};
 use super::speech::SpeechModel;
 use super::voice::{LoadedVoice, VoiceLoad, VoiceLoader};
-use super::{moonshine, outetts, piper, read_json, whisper, ModelError};
+use super::{bert, moonshine, outetts, piper, read_json, whisper, ModelError};
 use crate::executor::Executor;
 
 /// A transcriber family's loader: the executor and the folder holding its config.json.
@@ -42,6 +43,24 @@ pub fn load_transcriber(exec: &Executor, dir: &Path) -> Result<Box<dyn SpeechMod
 /// The transcriber family whose `model_type` is `kind`, with its loader.
 fn transcriber_family(kind: Option<&str>) -> Option<&'static (&'static str, TranscriberLoader)> {
     TRANSCRIBER_FAMILIES.iter().find(|(t, _)| Some(*t) == kind)
+}
+
+/// An encoder embedding family's loader: the folder, its pooling, and the most tokens an input may have.
+/// (Decoder embedders are text models: `llm::embed`.)
+pub type EncoderLoader = fn(&Executor, &Path, EmbedConfig, usize) -> Result<Box<dyn EmbeddingModel>, ModelError>;
+
+/// config.json `model_type` of the encoder embedding families, and their loaders.
+pub const ENCODER_EMBEDDERS: &[(&str, EncoderLoader)] =
+    &[("bert", |exec, dir, config, max| Ok(Box::new(bert::load(exec, dir, config, max)?)))];
+
+/// The encoder embedding family of the checkpoint in `dir`, where its config.json names one.
+pub fn encoder_embedder(dir: &Path) -> Option<EncoderLoader> {
+    #[derive(serde::Deserialize)]
+    struct Head {
+        model_type: Option<String>,
+    }
+    let head: Head = read_json(&dir.join("config.json")).ok()?;
+    ENCODER_EMBEDDERS.iter().find(|(t, _)| head.model_type.as_deref() == Some(*t)).map(|(_, l)| *l)
 }
 
 /// Every voice family, by the `kind` a `[[voices]]` entry names (the first is the default).

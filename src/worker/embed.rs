@@ -9,7 +9,7 @@ use super::msg::{ValidEmbed, WorkerError};
 use super::queue::QueueCounter;
 use super::Metrics;
 use crate::gpu::DeviceHealth;
-use crate::models::llm::embed::Embedder;
+use crate::models::embedding::EmbeddingModel;
 
 struct Job {
     req: ValidEmbed,
@@ -18,7 +18,7 @@ struct Job {
 }
 
 pub struct EmbedQueue {
-    models: Vec<(String, Embedder)>,
+    models: Vec<(String, Box<dyn EmbeddingModel>)>,
     jobs: VecDeque<Job>,
     queue: Arc<QueueCounter>,
     metrics: Arc<Metrics>,
@@ -27,7 +27,7 @@ pub struct EmbedQueue {
 
 impl EmbedQueue {
     pub fn new(
-        models: Vec<(String, Embedder)>,
+        models: Vec<(String, Box<dyn EmbeddingModel>)>,
         queue: Arc<QueueCounter>,
         metrics: Arc<Metrics>,
         health: Arc<DeviceHealth>,

@@ -17,6 +17,6 @@ pub mod speech;
 pub mod speech_metrics;
 
 pub use handle::{SubmitError, WorkerHandle};
-pub use load::load_text_model;
+pub use load::{load_model, load_text_model, LoadedModel};
 pub use metrics::Metrics;
 pub use registry::{EmbedEntry, ModelEntry, Registry, VoiceEntry};

@@ -17,7 +17,7 @@ use super::audio::AudioWorker;
 use super::backend::backend_for;
 use super::embed::EmbedQueue;
 use super::handle::{QueueCounter, WorkerHandle};
-use super::load::load_text_model;
+use super::load::{load_model, LoadedModel};
 use super::metrics::Metrics;
 use super::msg::{SeqEvent, ValidTranscribe, WorkerError, WorkerMsg};
 use super::registry::{chat_template_for, unix_now, EmbedEntry, LoadFailure, ModelEntry, Registry, SpeechEntry};
@@ -26,8 +26,8 @@ use super::speech::SpeechQueue;
 use crate::config::ServeConfig;
 use crate::executor::Executor;
 use crate::gpu::GpuOptions;
-use crate::models::llm::embed::{EmbedConfig, Embedder};
-use crate::models::llm::TextModel;
+use crate::models::embedding::EmbeddingModel;
+use crate::text::TextTokenizer;
 
 /// Starts the worker thread. Loading happens on it; watch the handle's
 /// `wait_loaded` for the outcome.
@@ -207,28 +207,16 @@ fn load_all(
     for spec in &cfg.models {
         let id = spec.id().to_string();
         let t0 = std::time::Instant::now();
-        let model = load_text_model(&exec, spec, limits.max_context, limits.prefill_chunk, &cfg.hub);
-        let model = match model {
-            Ok(m) if is_embedder(spec, &m) => Err(m),
-            other => Ok(other),
-        };
-        let model = match model {
-            Ok(generate) => generate,
-            Err(model) => {
-                let dir = model.dir.clone();
-                match load_embedder(model, &id, embedders.len()) {
-                    Ok((entry, embedder)) => {
-                        tracing::info!(model = %id, from = %dir.display(), dims = entry.dims, "embedding model loaded in {:.1}s", t0.elapsed().as_secs_f64());
-                        registry.embedders.push(entry);
-                        embedders.push((id, embedder));
-                    }
-                    Err(error) => {
-                        tracing::error!(model = %id, "failed to load, skipping it: {error}");
-                        registry.failures.push(LoadFailure { id, error });
-                    }
-                }
+        let model = match load_model(&exec, spec, limits.max_context, limits.prefill_chunk, &cfg.hub) {
+            Ok(LoadedModel::Text(model)) => Ok(model),
+            Ok(LoadedModel::Embed { model, tokenizer, from }) => {
+                let entry = embed_entry(&id, embedders.len(), &*model, tokenizer);
+                tracing::info!(model = %id, from = %from.display(), dims = entry.dims, "embedding model loaded in {:.1}s", t0.elapsed().as_secs_f64());
+                registry.embedders.push(entry);
+                embedders.push((id, model));
                 continue;
             }
+            Err(e) => Err(e),
         };
         let loaded = model.map_err(|e| e.to_string()).and_then(|mut model| {
             let slots = spec.max_slots.unwrap_or(limits.max_slots);
@@ -280,33 +268,19 @@ fn load_all(
     (schedulers, embed, audio, registry, Some(exec))
 }
 
-/// Whether `spec` serves embeddings: as its `task` says, or (`auto`) where the checkpoint has
-/// sentence-transformers files with a Pooling module.
-fn is_embedder(spec: &crate::config::ModelSpec, model: &TextModel) -> bool {
-    match spec.task {
-        crate::config::ModelTask::Embed => true,
-        crate::config::ModelTask::Generate => false,
-        crate::config::ModelTask::Auto => EmbedConfig::is_embedding_model(&model.dir),
-    }
-}
-
-/// An embedding model's plan and its registry entry (index `index` of the embedding list).
-fn load_embedder(mut model: TextModel, id: &str, index: usize) -> Result<(EmbedEntry, Embedder), String> {
-    let tokenizer = model.tokenizer.take().ok_or("the model has no tokenizer")?;
-    let config = EmbedConfig::read(&model.dir).map_err(|e| e.to_string())?;
-    let embedder = Embedder::new(&model, config).map_err(|e| e.to_string())?;
-    let entry = EmbedEntry {
+/// The registry entry of embedding model `index` of the embedding list.
+fn embed_entry(id: &str, index: usize, model: &dyn EmbeddingModel, tokenizer: TextTokenizer) -> EmbedEntry {
+    EmbedEntry {
         id: id.to_string(),
         index,
         tokenizer: Arc::new(tokenizer),
-        vocab: model.arch.vocab(),
-        dims: embedder.dims(),
-        max_tokens: embedder.max_tokens(),
-        matryoshka: embedder.config.matryoshka.clone(),
-        normalize: embedder.config.normalize,
+        vocab: model.vocab(),
+        dims: model.dims(),
+        max_tokens: model.max_tokens(),
+        matryoshka: model.config().matryoshka.clone(),
+        normalize: model.config().normalize,
         created: unix_now(),
-    };
-    Ok((entry, embedder))
+    }
 }
 
 fn serve(

@@ -1,12 +1,18 @@
-//! The decoder-embedder fixture (tools/make_fixtures_embed.py): its inputs, their token ids and
+//! The embedding fixtures (tools/make_fixtures_embed.py): their inputs, their token ids and
 //! transformers' last_hidden_state rows, and the poolings of those rows.
 
 use std::path::PathBuf;
 
-use gerbil::models::llm::embed::{normalize, Pooling};
+use gerbil::models::embedding::{normalize, Pooling};
 
+/// The decoder embedder (Qwen3-Embedding layout).
 pub fn embed_fixture() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/qwen3_embed")
+}
+
+/// The BERT encoder (all-MiniLM layout: mean pooling, normalised).
+pub fn bert_fixture() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bert_embed")
 }
 
 pub struct EmbedCase {
@@ -16,9 +22,13 @@ pub struct EmbedCase {
     pub hidden: Vec<f32>,
 }
 
-/// The fixture's inputs and the hidden width.
+/// The decoder fixture's inputs and the hidden width.
 pub fn embed_cases() -> (Vec<EmbedCase>, usize) {
-    let dir = embed_fixture();
+    embed_cases_in(&embed_fixture())
+}
+
+/// The inputs of the fixture in `dir` and its hidden width.
+pub fn embed_cases_in(dir: &std::path::Path) -> (Vec<EmbedCase>, usize) {
     let meta: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("meta.json")).unwrap()).unwrap();
     let bytes = std::fs::read(dir.join("reference.safetensors")).unwrap();

@@ -28,6 +28,9 @@ VOCAB = int(os.environ["GERBIL_ST_VOCAB"])
 VOICES = os.environ["GERBIL_ST_VOICES"].split(",")
 TEXT_MODELS = os.environ["GERBIL_ST_TEXT_MODELS"].split(",")
 STT_MODELS = os.environ["GERBIL_ST_STT_MODELS"].split(",")
+EMBED_MODELS = os.environ["GERBIL_ST_EMBED_MODELS"].split(",")
+EMBED_DIMS = int(os.environ["GERBIL_ST_EMBED_DIMS"])
+EMBED_TOKENS = int(os.environ["GERBIL_ST_EMBED_TOKENS"])
 # Characters of text per request (prompt, messages, tools and grammars together), so that no request
 # outgrows the context: a character is at most 4 UTF-8 bytes and a byte-level tokenizer spends at most
 # a token per byte.
@@ -101,6 +104,11 @@ def before_load_schema(ctx, raw_schema):
     stt["properties"]["model"] = {"enum": STT_MODELS}
     # The English-only Whisper takes English or no language (another is a 400 naming `language`).
     stt["properties"]["language"] = {"enum": ["en", ""]}
+    emb = paths["/v1/embeddings"]["post"]["requestBody"]["content"]["application/json"]["schema"]["properties"]
+    emb["model"] = {"enum": EMBED_MODELS}
+    emb["dimensions"]["maximum"] = EMBED_DIMS
+    for form in emb["input"]["oneOf"]:
+        _token_ids(form)
     speech = schemas["SpeechRequest"]["properties"]
     speech["voice"] = {"enum": VOICES}
 
@@ -127,6 +135,16 @@ def filter_case(ctx, case):
     path = case.operation.path
     if path == "/v1/audio/speech":
         return _chars(body.get("input")) <= SPEECH_CHARS
+    if path == "/v1/embeddings":
+        # Each input within the embedding model's context (one past it is a 400 naming `input`, tested in
+        # tests/http_embeddings.rs), and few enough to stay quick on software Vulkan.
+        inputs = body.get("input")
+        if not isinstance(inputs, list) or (inputs and isinstance(inputs[0], int)):
+            inputs = [inputs]
+        return len(inputs) <= 8 and all(
+            _chars(i) <= PROMPT_CHARS if isinstance(i, str) else not isinstance(i, list) or len(i) <= EMBED_TOKENS
+            for i in inputs
+        )
     text = {k: v for k, v in body.items() if k in ("prompt", "messages", "tools", "response_format", "structured_outputs")}
     if path != "/v1/audio/transcriptions" and _chars(text) > PROMPT_CHARS:
         return False

@@ -28,12 +28,9 @@ pub async fn handle(
     ApiJson(req): ApiJson<EmbeddingRequest>,
 ) -> Result<Json<EmbeddingResponse>, ApiError> {
     let registry = state.worker.registry().ok_or(ApiError::NotReady)?;
-    let Some(entry) = registry.find_embedder(&req.model) else {
-        if registry.find(&req.model).is_some() {
-            return Err(ApiError::invalid("model", format!("'{}' generates text; it serves no embeddings", req.model)));
-        }
-        return Err(ApiError::ModelNotFound(req.model));
-    };
+    // A text model of that name serves no embeddings: not found here, as an unknown name (vLLM
+    // answers the same way for a model without the task).
+    let entry = registry.find_embedder(&req.model).ok_or_else(|| ApiError::ModelNotFound(req.model.clone()))?;
     let dims = check_dimensions(entry, req.dimensions)?;
     let inputs = tokenize(entry, &req.input)?;
     let prompt_tokens = inputs.iter().map(Vec::len).sum();
@@ -122,7 +119,7 @@ fn truncate(mut v: Vec<f32>, dims: Option<usize>, normalize: bool) -> Vec<f32> {
     if let Some(d) = dims {
         v.truncate(d);
         if normalize {
-            crate::models::llm::embed::normalize(&mut v);
+            crate::models::embedding::normalize(&mut v);
         }
     }
     v
