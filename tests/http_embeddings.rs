@@ -211,3 +211,59 @@ fn a_bert_encoder_serves_mean_pooled_vectors_and_refuses_dimensions() {
     let (status, v) = server().post("/v1/embeddings", &json!({"model": BERT, "input": vec![5u32; 128]}));
     assert_eq!(status, 200, "{v}");
 }
+
+/// `dir` copied to `to`, with `edit` applied to the copy.
+fn copy_fixture(dir: &std::path::Path, to: &std::path::Path, edit: impl FnOnce(&std::path::Path)) {
+    let _ = std::fs::remove_dir_all(to);
+    for entry in walk(dir) {
+        let rel = entry.strip_prefix(dir).unwrap();
+        std::fs::create_dir_all(to.join(rel).parent().unwrap()).unwrap();
+        std::fs::copy(&entry, to.join(rel)).unwrap();
+    }
+    edit(to);
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn a_corrupt_embedding_model_fails_its_own_load_and_the_rest_serves() {
+    let root = std::env::temp_dir().join(format!("gerbil-corrupt-embed-{}", std::process::id()));
+    let truncated = root.join("truncated");
+    copy_fixture(&bert_fixture(), &truncated, |d| {
+        let bytes = std::fs::read(d.join("model.safetensors")).unwrap();
+        std::fs::write(d.join("model.safetensors"), &bytes[..bytes.len() / 2]).unwrap();
+    });
+    let max_pooling = root.join("max-pooling");
+    copy_fixture(&embed_fixture(), &max_pooling, |d| {
+        std::fs::write(d.join("1_Pooling/config.json"), r#"{"pooling_mode_max_tokens": true}"#).unwrap();
+    });
+    let mut cfg = config();
+    for (dir, name) in [(&truncated, "truncated"), (&max_pooling, "max-pooling"), (&bert_fixture(), BERT)] {
+        let mut spec = ModelSpec::from_source(&dir.to_string_lossy());
+        spec.name = Some(name.into());
+        cfg.models.push(spec);
+    }
+    let s = start_allowing_failures(cfg);
+    let ready: Value = client().get(s.url("/ready")).send().unwrap().json().unwrap();
+    let failed = ready["failed"].as_array().cloned().unwrap_or_default();
+    let error_of = |id: &str| failed.iter().find(|f| f["id"] == id).map(|f| f["error"].to_string()).unwrap_or_default();
+    assert!(error_of("truncated").contains("model.safetensors"), "{ready}");
+    assert!(error_of("max-pooling").contains("max pooling is not supported"), "{ready}");
+    assert_eq!(failed.len(), 2, "{ready}");
+    let (status, v) = s.post("/v1/embeddings", &json!({"model": BERT, "input": "still here"}));
+    assert_eq!(status, 200, "{v}");
+    let (status, v) = s.post("/v1/completions", &json!({"model": MODEL, "prompt": PROMPT, "max_tokens": 2}));
+    assert_eq!(status, 200, "{v}");
+    let _ = std::fs::remove_dir_all(&root);
+}
