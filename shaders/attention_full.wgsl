@@ -4,7 +4,9 @@
 // Rows of q, k and v are strided so fused projections ([T, 3D] QKV or [T, 2D]
 // KV) are read in place: q[r * q_stride + h * hd + i],
 // k[j * kv_stride + k_off + h * hd + i], v[j * kv_stride + v_off + h * hd + i].
-// Output is [n_tokens, n_heads * hd]. One workgroup per (head, query row);
+// Output is [n_tokens, n_heads * hd]. Query and output rows start at row_off (one sequence of several
+// packed into the same buffers, its keys and values found through k_off / v_off). One workgroup per
+// (head, query row);
 // keys are scored 256 at a time into a running (max, sum, acc) online softmax.
 // head_dim <= 256.
 // reduce_max / reduce_sum: shaders/lib/wg_reduce_*.wgsl (subgroups where 32 wide).
@@ -12,7 +14,7 @@
 struct Params {
     n_heads: u32, head_dim: u32, kv_len: u32, q_stride: u32,
     kv_stride: u32, k_off: u32, v_off: u32, causal_off: u32,
-    scale: f32, flags: u32, pad0: u32, pad1: u32,
+    scale: f32, flags: u32, row_off: u32, pad1: u32,
 }
 
 @group(0) @binding(2) var<storage, read> q: array<f32>;
@@ -34,7 +36,7 @@ fn attention_full(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocatio
     if (row >= step.n_tokens) { return; }
     let t = lid.x;
     let hd = p.head_dim;
-    if (t < hd) { qs[t] = q[row * p.q_stride + h * hd + t]; }
+    if (t < hd) { qs[t] = q[(p.row_off + row) * p.q_stride + h * hd + t]; }
     workgroupBarrier();
     var len = p.kv_len;
     if ((p.flags & CAUSAL) != 0u) { len = min(len, p.causal_off + row + 1u); }
@@ -69,5 +71,5 @@ fn attention_full(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocatio
         m = m_new;
         workgroupBarrier();
     }
-    if (t < hd) { out[(row * p.n_heads + h) * hd + t] = acc / l; }
+    if (t < hd) { out[((p.row_off + row) * p.n_heads + h) * hd + t] = acc / l; }
 }

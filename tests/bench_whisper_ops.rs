@@ -71,6 +71,7 @@ fn encoder_op_timings() {
         k_off: d,
         v_off: 2 * d,
         causal_from: None,
+        row_off: 0,
     };
     timed("attention 6 x 1500 x 1500 x 64", 1, |rec| rec.attention(&qkv, &qkv, &qkv, a, &out_d));
     let scores = Mat::new(&g, "scores", 6 * t, t);

@@ -114,6 +114,7 @@ fn attention_strided_causal_and_cross() {
             k_off: 0,
             v_off: d,
             causal_from: causal,
+            row_off: 0,
         };
         let (qm, kvm) = (up(&q, 3 * d), up(&kv, 2 * d));
         let mut rec = Recorder::new(&gpu());
@@ -121,6 +122,51 @@ fn attention_strided_causal_and_cross() {
         rec.submit();
         let want = speech::attention(&q, &kv, &kv, n_q, heads, hd, kv_len, 3 * d, 2 * d, 0, d, causal);
         assert_close("attention_full", &out.read(&gpu()).unwrap(), &want, 2e-5, 1e-4);
+    }
+}
+
+/// Sequences packed one after another in one fused [rows, 3D] buffer (batched encoders): each attends
+/// only to its own keys, through `row_off` and key/value offsets, in both kernels (the scratch matmul
+/// path, which lavapipe takes past 4 rows, and the one-workgroup-per-query kernel).
+#[test]
+fn attention_of_sequences_packed_in_one_buffer() {
+    let mut r = rng("attention_full packed");
+    let (heads, hd) = (4, 16);
+    let d = heads * hd;
+    let lens = [5, 7, 3];
+    let total: usize = lens.iter().sum();
+    let qkv = randn(&mut r, total * 3 * d);
+    let qm = up(&qkv, 3 * d);
+    for scratch in [false, true] {
+        let out = poisoned(total, d);
+        let scores = Recorder::new(&gpu()).attention_scores(heads, 8);
+        let mut rec = Recorder::new(&gpu());
+        let mut want = Vec::new();
+        let mut r0 = 0;
+        for &n in &lens {
+            let a = AttnArgs {
+                n_heads: heads,
+                head_dim: hd,
+                kv_len: n,
+                q_stride: 3 * d,
+                kv_stride: 3 * d,
+                k_off: r0 * 3 * d + d,
+                v_off: r0 * 3 * d + 2 * d,
+                causal_from: None,
+                row_off: r0,
+            };
+            let q = qm.with_rows(n);
+            if scratch {
+                rec.attention_scratch(&q, &qm, &qm, a, &out.with_rows(n), &scores);
+            } else {
+                rec.attention(&q, &qm, &qm, a, &out.with_rows(n));
+            }
+            let own = &qkv[r0 * 3 * d..(r0 + n) * 3 * d];
+            want.extend(speech::attention(own, own, own, n, heads, hd, n, 3 * d, 3 * d, d, 2 * d, None));
+            r0 += n;
+        }
+        rec.submit();
+        assert_close(&format!("packed attention, scratch {scratch}"), &out.read(&gpu()).unwrap(), &want, 2e-5, 1e-4);
     }
 }
 
@@ -428,6 +474,7 @@ fn softmax_rows_and_matmul_attention() {
             k_off: d,
             v_off: 2 * d,
             causal_from: None,
+            row_off: 0,
         };
         let out = poisoned(n_q, d);
         let scratch = poisoned(2 * n_q, n_q);

@@ -129,3 +129,31 @@ fn bert_inputs_are_bounded_by_positions_and_the_configured_context() {
     assert_eq!(short.max_tokens(), 16);
     assert!(short.embed(&[5; 17]).is_err());
 }
+
+/// Inputs packed into one pass (attention per input over its own rows) equal each input alone, and
+/// more rows than one pass takes (1024) split between passes at input boundaries.
+#[test]
+fn bert_inputs_packed_together_equal_each_alone() {
+    let (cases, width) = embed_cases_in(&bert_fixture());
+    let mut e = load_bert(EmbedConfig::read(&bert_fixture()).unwrap(), 4096);
+    let inputs: Vec<&[u32]> = cases.iter().map(|c| c.ids.as_slice()).collect();
+    let together = e.embed_batch(&inputs).unwrap();
+    for (i, (got, c)) in together.iter().zip(&cases).enumerate() {
+        let want = pool(&c.hidden, width, Pooling::Mean, true);
+        let d = max_abs_diff(got, &want);
+        assert!(d <= 1e-5, "packed input {i}: max |diff| {d} against transformers");
+        assert!(max_abs_diff(got, &e.embed(&c.ids).unwrap()) <= 1e-6, "packed input {i} against itself alone");
+    }
+    // 12 inputs of 100 tokens: 1200 rows, so two passes (10 inputs, then 2).
+    let mut r = common::rng("bert packed passes");
+    let many: Vec<Vec<u32>> =
+        (0..12).map(|_| (0..100).map(|_| rand::Rng::random_range(&mut r, 5..134)).collect()).collect();
+    let refs: Vec<&[u32]> = many.iter().map(Vec::as_slice).collect();
+    let packed = e.embed_batch(&refs).unwrap();
+    assert_eq!(packed.len(), 12);
+    for (i, t) in many.iter().enumerate() {
+        let d = max_abs_diff(&packed[i], &e.embed(t).unwrap());
+        assert!(d <= 1e-6, "input {i} of two passes against itself alone: {d}");
+    }
+    assert!(e.embed_batch(&[&[5u32; 3][..], &[]]).is_err(), "an empty input fails the batch before any work");
+}

@@ -195,7 +195,7 @@ gpu_params!(AttentionFullParams {
     causal_off: u32,
     scale: f32,
     flags: u32,
-    pad0: u32,
+    row_off: u32,
     pad1: u32,
 });
 

@@ -10,6 +10,10 @@ use crate::models::ModelError;
 pub trait EmbeddingModel: Send {
     /// The pooled (and, where the model says so, normalised) vector of `tokens`. Blocks on readbacks.
     fn embed(&mut self, tokens: &[u32]) -> Result<Vec<f32>, ModelError>;
+    /// Every input's vector, in order; families that run several inputs in one GPU pass override this.
+    fn embed_batch(&mut self, inputs: &[&[u32]]) -> Result<Vec<Vec<f32>>, ModelError> {
+        inputs.iter().map(|t| self.embed(t)).collect()
+    }
     /// The full vector's width.
     fn dims(&self) -> usize;
     /// Most tokens one input may have.

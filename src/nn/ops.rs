@@ -57,6 +57,9 @@ pub struct AttnArgs {
     pub v_off: usize,
     /// Some(pos0): causal, query row r sees keys < pos0 + r + 1.
     pub causal_from: Option<usize>,
+    /// The queries (and the output rows) start at this row of `q` (and `out`): one sequence of
+    /// several packed into the same buffers, its keys found through `k_off` / `v_off`.
+    pub row_off: usize,
 }
 
 impl Recorder {
@@ -249,7 +252,7 @@ impl Recorder {
                 n: a.kv_len,
                 k: hd,
                 batch: nh,
-                x_off: h0 * hd,
+                x_off: a.row_off * a.q_stride + h0 * hd,
                 x_rs: a.q_stride,
                 x_bs: hd,
                 w_off: a.k_off + h0 * hd,
@@ -275,7 +278,7 @@ impl Recorder {
                 w_ns: 1,
                 w_ks: a.kv_stride,
                 w_bs: hd,
-                y_off: h0 * hd,
+                y_off: a.row_off * d + h0 * hd,
                 y_rs: d,
                 y_bs: hd,
                 scale: 1.0,
@@ -300,6 +303,7 @@ impl Recorder {
             causal_off: a.causal_from.unwrap_or(0) as u32,
             scale: 1.0 / (a.head_dim as f32).sqrt(),
             flags: if a.causal_from.is_some() { attn_full::CAUSAL } else { 0 },
+            row_off: a.row_off as u32,
             ..Default::default()
         };
         self.dispatch(

@@ -1,6 +1,6 @@
-//! Embedding jobs on the GPU worker: a FIFO of requests, one input embedded per worker iteration
-//! (so text streams keep stepping between the inputs of a large request); a request whose client
-//! went away is dropped before its next input.
+//! Embedding jobs on the GPU worker: a FIFO of requests, the next inputs of the oldest (up to
+//! `STEP_TOKENS` tokens) embedded per worker iteration, so text streams keep stepping between the
+//! parts of a large request; a request whose client went away is dropped before its next part.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -10,6 +10,9 @@ use super::queue::QueueCounter;
 use super::Metrics;
 use crate::gpu::DeviceHealth;
 use crate::models::embedding::EmbeddingModel;
+
+/// Tokens of one request embedded per worker iteration (a longer single input goes alone).
+const STEP_TOKENS: usize = 2048;
 
 struct Job {
     req: ValidEmbed,
@@ -58,7 +61,7 @@ impl EmbedQueue {
         }
     }
 
-    /// Embeds the next input of the oldest job; answers the job once its last input is done.
+    /// Embeds the next inputs of the oldest job; answers the job once its last input is done.
     pub fn step(&mut self) {
         let Some(job) = self.jobs.front_mut() else { return };
         if !job.started {
@@ -71,11 +74,20 @@ impl EmbedQueue {
             return;
         }
         let (name, embedder) = &mut self.models[job.req.model];
-        if let Some(tokens) = job.req.inputs.get(job.done.len()) {
-            match embedder.embed(tokens) {
-                Ok(v) => {
-                    self.metrics.prompt_tokens.with_label_values(&[name.as_str()]).inc_by(tokens.len() as u64);
-                    job.done.push(v);
+        // The next inputs up to STEP_TOKENS (at least one): one GPU pass where the family packs them.
+        let rest = &job.req.inputs[job.done.len()..];
+        let mut take = 0;
+        let mut tokens = 0;
+        while take < rest.len() && (take == 0 || tokens + rest[take].len() <= STEP_TOKENS) {
+            tokens += rest[take].len();
+            take += 1;
+        }
+        let batch: Vec<&[u32]> = rest[..take].iter().map(Vec::as_slice).collect();
+        if !batch.is_empty() {
+            match embedder.embed_batch(&batch) {
+                Ok(vectors) => {
+                    self.metrics.prompt_tokens.with_label_values(&[name.as_str()]).inc_by(tokens as u64);
+                    job.done.extend(vectors);
                 }
                 Err(e) => {
                     let err = WorkerError::Engine(e.to_string()).or_device_lost(&self.health);

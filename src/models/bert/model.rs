@@ -30,7 +30,11 @@ struct Layer {
     ln_out: Ln,
 }
 
-/// Activations for up to `max_tokens` rows, viewed at each input's length.
+/// Rows of inputs one submission takes together (at least one whole input): every weight is read
+/// once for all of them.
+const BATCH_ROWS: usize = 1024;
+
+/// Activations for up to `max(max_tokens, BATCH_ROWS)` rows, viewed at each batch's length.
 struct Scratch {
     x: Mat,
     xb: Mat,
@@ -126,16 +130,17 @@ impl BertEmbedder {
         let types = l.vec("embeddings.token_type_embeddings.weight", &[cfg.type_vocab_size, d])?;
         let ln_embed = l.ln("embeddings.LayerNorm", d)?;
         let max_tokens = cfg.max_position_embeddings.min(max_context).max(1);
+        let rows = max_tokens.max(BATCH_ROWS);
         let g = exec.gpu();
         let rec = exec.recorder();
         let scratch = Scratch {
-            x: Mat::new(g, "bert x", max_tokens, d),
-            xb: Mat::new(g, "bert x2", max_tokens, d),
-            qkv: Mat::new(g, "bert qkv", max_tokens, 3 * d),
-            att: Mat::new(g, "bert att", max_tokens, d),
-            tmp: Mat::new(g, "bert tmp", max_tokens, d),
-            ff: Mat::new(g, "bert ff", max_tokens, ff),
-            ffg: Mat::new(g, "bert ff gelu", max_tokens, ff),
+            x: Mat::new(g, "bert x", rows, d),
+            xb: Mat::new(g, "bert x2", rows, d),
+            qkv: Mat::new(g, "bert qkv", rows, 3 * d),
+            att: Mat::new(g, "bert att", rows, d),
+            tmp: Mat::new(g, "bert tmp", rows, d),
+            ff: Mat::new(g, "bert ff", rows, ff),
+            ffg: Mat::new(g, "bert ff gelu", rows, ff),
             scores: rec.attention_scores(cfg.num_attention_heads, max_tokens),
         };
         Ok(BertEmbedder {
@@ -167,38 +172,43 @@ impl BertEmbedder {
         Ok(x)
     }
 
-    /// The last layer's rows of `tokens`, [n, d].
-    fn hidden(&self, tokens: &[u32]) -> Result<Vec<f32>, ModelError> {
-        let (n, d, c) = (tokens.len(), self.cfg.hidden_size, &self.cfg);
+    /// The last layer's rows of every input, packed one after another ([sum of lengths, d]): the
+    /// projections and the MLP run over all rows at once, attention per input over its own rows.
+    fn hidden_batch(&self, inputs: &[&[u32]]) -> Result<Vec<f32>, ModelError> {
+        let (d, c) = (self.cfg.hidden_size, &self.cfg);
+        let n: usize = inputs.iter().map(|t| t.len()).sum();
+        let mut rows = Vec::with_capacity(n * d);
+        for t in inputs {
+            rows.extend(self.embed_rows(t)?);
+        }
         let g = self.exec.gpu();
-        g.queue.write_buffer(&self.scratch.xb.buf, 0, bytemuck::cast_slice(&self.embed_rows(tokens)?));
+        g.queue.write_buffer(&self.scratch.xb.buf, 0, bytemuck::cast_slice(&rows));
         let s = &self.scratch;
-        let (x, xb, qkv, att, tmp, ff, ffg) = (
-            s.x.with_rows(n),
-            s.xb.with_rows(n),
-            s.qkv.with_rows(n),
-            s.att.with_rows(n),
-            s.tmp.with_rows(n),
-            s.ff.with_rows(n),
-            s.ffg.with_rows(n),
-        );
+        let (x, xb, qkv, att, tmp) =
+            (s.x.with_rows(n), s.xb.with_rows(n), s.qkv.with_rows(n), s.att.with_rows(n), s.tmp.with_rows(n));
+        let (ff, ffg) = (s.ff.with_rows(n), s.ffg.with_rows(n));
         let eps = c.layer_norm_eps;
         let mut rec: Recorder = self.exec.recorder();
         rec.layer_norm(&xb, &self.ln_embed.w, &self.ln_embed.b, eps, &x);
-        let a = AttnArgs {
-            n_heads: c.num_attention_heads,
-            head_dim: c.head_dim(),
-            kv_len: n,
-            q_stride: 3 * d,
-            kv_stride: 3 * d,
-            k_off: d,
-            v_off: 2 * d,
-            causal_from: None,
-        };
         for l in &self.layers {
             // Post-norm: x = LN(x + attention(x)); x = LN(x + mlp(x)).
             rec.linear(&x, &l.qkv.w, Some(&l.qkv.b), &qkv);
-            rec.attention_scratch(&qkv, &qkv, &qkv, a, &att, &s.scores);
+            let mut r0 = 0;
+            for t in inputs {
+                let a = AttnArgs {
+                    n_heads: c.num_attention_heads,
+                    head_dim: c.head_dim(),
+                    kv_len: t.len(),
+                    q_stride: 3 * d,
+                    kv_stride: 3 * d,
+                    k_off: r0 * 3 * d + d,
+                    v_off: r0 * 3 * d + 2 * d,
+                    causal_from: None,
+                    row_off: r0,
+                };
+                rec.attention_scratch(&s.qkv.with_rows(t.len()), &qkv, &qkv, a, &s.att.with_rows(t.len()), &s.scores);
+                r0 += t.len();
+            }
             rec.linear(&att, &l.o.w, Some(&l.o.b), &tmp);
             rec.add(&x, &tmp, &xb);
             rec.layer_norm(&xb, &l.ln_attn.w, &l.ln_attn.b, eps, &x);
@@ -211,21 +221,50 @@ impl BertEmbedder {
         rec.submit();
         Ok(x.read(g)?)
     }
-}
 
-impl EmbeddingModel for BertEmbedder {
-    fn embed(&mut self, tokens: &[u32]) -> Result<Vec<f32>, ModelError> {
+    fn check_input(&self, tokens: &[u32]) -> Result<(), ModelError> {
         if tokens.is_empty() {
             return Err(ModelError::Unsupported("an input of no tokens has no embedding".into()));
         }
         if tokens.len() > self.max_tokens {
             return Err(ModelError::ContextFull { need: tokens.len(), max: self.max_tokens });
         }
-        let mut v = pool_rows(&self.hidden(tokens)?, self.cfg.hidden_size, self.config.pooling);
-        if self.config.normalize {
-            normalize(&mut v);
+        Ok(())
+    }
+}
+
+impl EmbeddingModel for BertEmbedder {
+    fn embed(&mut self, tokens: &[u32]) -> Result<Vec<f32>, ModelError> {
+        Ok(self.embed_batch(&[tokens])?.remove(0))
+    }
+
+    /// Consecutive inputs packed into submissions of at most `BATCH_ROWS` rows (an input longer than
+    /// that alone).
+    fn embed_batch(&mut self, inputs: &[&[u32]]) -> Result<Vec<Vec<f32>>, ModelError> {
+        inputs.iter().try_for_each(|t| self.check_input(t))?;
+        let (d, pooling) = (self.cfg.hidden_size, self.config.pooling);
+        let mut out = Vec::with_capacity(inputs.len());
+        let mut i = 0;
+        while i < inputs.len() {
+            let mut j = i + 1;
+            let mut rows = inputs[i].len();
+            while j < inputs.len() && rows + inputs[j].len() <= BATCH_ROWS {
+                rows += inputs[j].len();
+                j += 1;
+            }
+            let hidden = self.hidden_batch(&inputs[i..j])?;
+            let mut r0 = 0;
+            for t in &inputs[i..j] {
+                let mut v = pool_rows(&hidden[r0 * d..(r0 + t.len()) * d], d, pooling);
+                if self.config.normalize {
+                    normalize(&mut v);
+                }
+                out.push(v);
+                r0 += t.len();
+            }
+            i = j;
         }
-        Ok(v)
+        Ok(out)
     }
 
     fn dims(&self) -> usize {

@@ -125,6 +125,7 @@ impl Moonshine {
             k_off: 0,
             v_off: 0,
             causal_from: None,
+            row_off: 0,
         };
         let z = &self.w.zeros;
         let scores = rec.attention_scores(heads, t);
@@ -264,6 +265,7 @@ impl Decoder<'_> {
                 k_off: 0,
                 v_off: 0,
                 causal_from: Some(pos0),
+                row_off: 0,
             };
             rec.attention(&qr, &self.k_cache[l], &self.v_cache[l], self_args, &att);
             linear(&mut rec, &att, &lw.o, &tmp);
@@ -280,6 +282,7 @@ impl Decoder<'_> {
                 k_off: 0,
                 v_off: d,
                 causal_from: None,
+                row_off: 0,
             };
             rec.attention(&q, kv, kv, cross_args, &att);
             linear(&mut rec, &att, &lw.xo, &tmp);

@@ -88,6 +88,7 @@ impl Whisper {
                 k_off: d,
                 v_off: 2 * d,
                 causal_from: None,
+                row_off: 0,
             };
             rec.attention_scratch(&qkv, &qkv, &qkv, a, &att, &scores);
             linear(&mut rec, &att, &l.o, &tmp);
@@ -266,6 +267,7 @@ impl Decoder<'_> {
                 k_off: d,
                 v_off: 2 * d,
                 causal_from: Some(pos0),
+                row_off: 0,
             };
             rec.attention(&qkv, cache, cache, self_args, &att);
             linear(rec, &att, &lw.o, &tmp);
@@ -287,6 +289,7 @@ impl Decoder<'_> {
                 k_off: 0,
                 v_off: d,
                 causal_from: None,
+                row_off: 0,
             };
             rec.attention(&q, kv, kv, cross_args, &att);
             linear(rec, &att, &lw.xo, &tmp);
