@@ -70,3 +70,63 @@ impl BertConfig {
         self.hidden_size / self.num_attention_heads
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load_with(edit: impl FnOnce(&mut serde_json::Value)) -> Result<BertConfig, String> {
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bert_embed/config.json");
+        let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
+        edit(&mut v);
+        let dir = std::env::temp_dir().join(format!(
+            "gerbil-bert-config-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("config.json"), v.to_string()).unwrap();
+        let r = BertConfig::load(&dir).map_err(|e| e.to_string());
+        let _ = std::fs::remove_dir_all(&dir);
+        r
+    }
+
+    #[test]
+    fn the_fixture_loads_and_what_the_encoder_cannot_compute_is_refused() {
+        let c = load_with(|_| {}).unwrap();
+        assert_eq!((c.hidden_size, c.num_attention_heads, c.head_dim(), c.layer_norm_eps), (64, 4, 16, 1e-12));
+        assert_eq!(
+            (c.hidden_act.as_str(), c.position_embedding_type.as_str(), c.type_vocab_size),
+            ("gelu", "absolute", 2)
+        );
+        let refused = [
+            (serde_json::json!({"hidden_act": "gelu_new"}), "hidden_act 'gelu_new'"),
+            (serde_json::json!({"position_embedding_type": "relative_key"}), "relative_key"),
+            (serde_json::json!({"num_attention_heads": 5}), "not a multiple"),
+            (serde_json::json!({"num_attention_heads": 0}), "not a multiple"),
+            (serde_json::json!({"hidden_size": 1028, "num_attention_heads": 4}), "wider than 256"),
+            (serde_json::json!({"vocab_size": 0}), "must be positive"),
+            (serde_json::json!({"max_position_embeddings": 0}), "must be positive"),
+            (serde_json::json!({"type_vocab_size": 0}), "must be positive"),
+        ];
+        for (edit, says) in refused {
+            let e = load_with(|v| v.as_object_mut().unwrap().extend(edit.as_object().unwrap().clone())).unwrap_err();
+            assert!(e.contains(says), "{edit}: {e}");
+        }
+        // 256-wide heads are the widest taken.
+        load_with(|v| {
+            v["hidden_size"] = 1024.into();
+            v["num_attention_heads"] = 4.into();
+        })
+        .unwrap();
+        // Defaults where a config leaves the field out.
+        let c = load_with(|v| {
+            let o = v.as_object_mut().unwrap();
+            for k in ["hidden_act", "type_vocab_size", "layer_norm_eps", "position_embedding_type"] {
+                o.remove(k);
+            }
+        })
+        .unwrap();
+        assert_eq!((c.hidden_act.as_str(), c.type_vocab_size, c.layer_norm_eps), ("gelu", 2, 1e-12));
+    }
+}

@@ -139,6 +139,69 @@ fn encode(v: Vec<f32>, format: EncodingFormat) -> EmbeddingVector {
 mod tests {
     use super::*;
 
+    /// The decoder-embedder fixture's tokenizer (384 ids) with `max_tokens` and `matryoshka`.
+    fn entry(max_tokens: usize, matryoshka: Option<Vec<usize>>) -> EmbedEntry {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/qwen3_embed");
+        EmbedEntry {
+            id: "e".into(),
+            index: 0,
+            tokenizer: std::sync::Arc::new(crate::text::TextTokenizer::from_dir(&dir, &[]).unwrap()),
+            vocab: 384,
+            dims: 64,
+            max_tokens,
+            matryoshka,
+            normalize: true,
+            created: 0,
+        }
+    }
+
+    fn param_of(r: Result<impl std::fmt::Debug, ApiError>) -> Option<String> {
+        match r {
+            Err(ApiError::InvalidRequest { param, .. }) => param,
+            other => panic!("not a 400: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn dimensions_within_the_width_and_the_listed_widths() {
+        let any = entry(8, Some(vec![]));
+        assert_eq!(check_dimensions(&any, None).unwrap(), None);
+        assert_eq!(check_dimensions(&any, Some(1)).unwrap(), Some(1));
+        assert_eq!(check_dimensions(&any, Some(64)).unwrap(), Some(64));
+        for bad in [0, -1, 65] {
+            assert_eq!(param_of(check_dimensions(&any, Some(bad))).as_deref(), Some("dimensions"), "{bad}");
+        }
+        let listed = entry(8, Some(vec![16, 32]));
+        assert_eq!(check_dimensions(&listed, Some(32)).unwrap(), Some(32));
+        assert_eq!(param_of(check_dimensions(&listed, Some(31))).as_deref(), Some("dimensions"));
+        let none = entry(8, None);
+        assert_eq!(param_of(check_dimensions(&none, Some(8))).as_deref(), Some("dimensions"));
+        assert_eq!(check_dimensions(&none, None).unwrap(), None);
+    }
+
+    #[test]
+    fn inputs_tokenize_within_the_vocabulary_and_the_limit() {
+        let e = entry(8, None);
+        let ids = tokenize(&e, &EmbeddingInput::Text("a".into())).unwrap();
+        assert_eq!(ids, vec![e.tokenizer.encode("a", true).unwrap()]);
+        assert_eq!(*ids[0].last().unwrap(), 0, "special tokens added (<|endoftext|>)");
+        let lists = EmbeddingInput::TokenLists(vec![vec![383, 0], vec![7; 8]]);
+        assert_eq!(tokenize(&e, &lists).unwrap(), vec![vec![383, 0], vec![7; 8]], "the last id and the longest input");
+        for bad in [
+            EmbeddingInput::Text(String::new()),
+            EmbeddingInput::Texts(vec![]),
+            EmbeddingInput::Tokens(vec![]),
+            EmbeddingInput::Tokens(vec![384]),
+            EmbeddingInput::Tokens(vec![-1]),
+            EmbeddingInput::Tokens(vec![7; 9]),
+            EmbeddingInput::TokenLists(vec![vec![1], vec![]]),
+            EmbeddingInput::Texts(vec!["a".into(); MAX_INPUTS + 1]),
+        ] {
+            assert_eq!(param_of(tokenize(&e, &bad)).as_deref(), Some("input"), "{bad:?}");
+        }
+        assert_eq!(tokenize(&e, &EmbeddingInput::Texts(vec!["a".into(); MAX_INPUTS])).unwrap().len(), MAX_INPUTS);
+    }
+
     #[test]
     fn truncation_renormalises_only_where_the_model_normalises() {
         assert_eq!(truncate(vec![0.6, 0.8, 0.0], None, true), vec![0.6, 0.8, 0.0]);
