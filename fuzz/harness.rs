@@ -108,8 +108,23 @@ fn app() -> &'static (tokio::runtime::Runtime, axum::Router) {
             front_end: Arc::new(front_end),
         };
         let cfg = gerbil::config::ServeConfig::defaults().expect("built-in config");
+        let embed_dir = root.join("tests/fixtures/qwen3_embed");
+        let embed_tokenizer =
+            Arc::new(gerbil::text::TextTokenizer::from_dir(&embed_dir, &[]).expect("embedding fixture tokenizer"));
+        let embedder = gerbil::worker::EmbedEntry {
+            id: "embed".into(),
+            index: 0,
+            vocab: embed_tokenizer.vocab_size(),
+            tokenizer: embed_tokenizer,
+            dims: 64,
+            max_tokens: 256,
+            matryoshka: Some(vec![]),
+            normalize: true,
+            created: 0,
+        };
         let registry = Registry {
             models: vec![model],
+            embedders: vec![embedder],
             speech: vec![SpeechEntry {
                 id: "whisper-tiny.en".into(),
                 index: 0,
@@ -145,7 +160,7 @@ fn send(req: Request<Body>) {
 
 /// The JSON routes; the first byte picks one, the rest is the body.
 const JSON_ROUTES: &[&str] =
-    &["/v1/completions", "/v1/chat/completions", "/v1/audio/speech", "/tokenize", "/detokenize"];
+    &["/v1/completions", "/v1/chat/completions", "/v1/audio/speech", "/tokenize", "/detokenize", "/v1/embeddings"];
 
 fn http_json(data: &[u8]) {
     let Some((&pick, body)) = data.split_first() else { return };

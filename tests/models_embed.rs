@@ -2,8 +2,9 @@
 //! - decoder embedders (src/models/llm/embed.rs): the Qwen3-Embedding-shaped fixture (a bare
 //!   `Qwen3Model` checkpoint, sentence-transformers files pooling the last token) gives transformers'
 //!   last_hidden_state, pooled and normalised, for inputs shorter and longer than a prefill chunk;
-//! - BERT encoders (src/models/bert): a `BertModel` with all-MiniLM's files (mean pooling, normalised);
-//! and mean, first-token and last-token pooling pool the same rows.
+//! - BERT encoders (src/models/bert): a `BertModel` with all-MiniLM's files (mean pooling, normalised).
+//!
+//! Mean, first-token and last-token pooling pool the same rows.
 
 mod common;
 

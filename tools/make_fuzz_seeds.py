@@ -189,10 +189,16 @@ DETOKENIZE = [
     {"model": "qwen3", "tokens": [0, 383]},
 ]
 
+EMBEDDINGS = [
+    {"model": "embed", "input": "Hello world"},
+    {"model": "embed", "input": ["a", "b c"], "encoding_format": "base64", "dimensions": 8},
+    {"model": "embed", "input": [[1, 2, 3], [383]], "user": "u"},
+]
+
 
 def http_json_seeds():
     # The first byte picks the route, in fuzz/harness.rs JSON_ROUTES order.
-    for route, bodies in enumerate([COMPLETIONS, CHAT, SPEECH, TOKENIZE, DETOKENIZE]):
+    for route, bodies in enumerate([COMPLETIONS, CHAT, SPEECH, TOKENIZE, DETOKENIZE, EMBEDDINGS]):
         for i, body in enumerate(bodies):
             write("http_json", f"{route}-{i}", bytes([route]) + json.dumps(body).encode())
 

@@ -41,7 +41,7 @@ impl BertConfig {
         let path = dir.join("config.json");
         let c: BertConfig = read_json(&path)?;
         let err = |msg: String| ModelError::Config { path: path.clone(), msg };
-        if c.hidden_size == 0 || c.num_attention_heads == 0 || c.hidden_size % c.num_attention_heads != 0 {
+        if c.hidden_size == 0 || c.num_attention_heads == 0 || !c.hidden_size.is_multiple_of(c.num_attention_heads) {
             return Err(err(format!(
                 "hidden_size {} is not a multiple of num_attention_heads {}",
                 c.hidden_size, c.num_attention_heads
