@@ -169,6 +169,10 @@ mod tests {
         assert_eq!(pool_rows(&h, 2, Pooling::LastToken), vec![8.0, 12.0]);
         assert_eq!(pool_rows(&h, 2, Pooling::Cls), vec![1.0, 2.0]);
         assert_eq!(pool_rows(&h, 2, Pooling::Mean), vec![4.0, 6.0]);
+        // Three rows of three: the last row starts at 6 (an offset of rows + width would start it at 5).
+        let h = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0];
+        assert_eq!(pool_rows(&h, 3, Pooling::LastToken), vec![7.0, 8.0, 9.0]);
+        assert_eq!(pool_rows(&h, 3, Pooling::Mean), vec![4.0, 5.0, 6.0]);
     }
 
     fn pooling(last: bool, mean: bool, cls: bool) -> StPooling {
